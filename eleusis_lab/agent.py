@@ -1,0 +1,146 @@
+"""The agent interface: what a player of the toolkit's games sees and decides.
+
+Agents follow scikit-learn's estimator contract: the constructor only stores its
+parameters (``get_params``/``set_params``/``clone`` work), state learned during a
+game lives in attributes ending in ``_`` and is set up in ``start_game``, and all
+randomness comes from the generator the engine hands to ``start_game``.
+
+A game calls, in order: ``start_game(info, rng)`` once; then, for each decision,
+``choose_play(obs)``; and ``observe(event)`` for every public event of the game
+(every player's plays, not only the agent's own).
+
+Examples
+--------
+A complete agent that always plays its lowest card:
+
+>>> from eleusis_lab.agent import Agent
+>>> class LowestCard(Agent):
+...     def choose_play(self, obs):
+...         return min(obs.hand, key=lambda card: card.rank)
+>>> LowestCard().get_params()
+{}
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from eleusis_lab.cards import Card
+
+if TYPE_CHECKING:
+    from eleusis_lab.rules import Rule
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What an agent is told when a game starts.
+
+    ``rule`` is ``None`` except for agents whose class sets ``sees_rule = True``
+    (the oracle, an upper bound for learners): agents never see the rule otherwise.
+    """
+
+    game: str
+    seat: int
+    n_players: int
+    hand: tuple[Card, ...]
+    starter: Card | None
+    rule: Rule | None = None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The public state of a game plus the agent's own cards, at a decision.
+
+    ``hand`` holds exactly the cards the agent may play now (in phase 2 of classic
+    Eleusis, its wrong cards). ``wrong_cards[seat]`` are the cards each player has
+    face up in front of him, ``last_play_right`` the verdict of the previous play
+    (``None`` before the first play).
+    """
+
+    game: str
+    seat: int
+    phase: int
+    hand: tuple[Card, ...]
+    main_line: tuple[Card, ...]
+    wrong_cards: tuple[tuple[Card, ...], ...]
+    last_play_right: bool | None
+
+
+@dataclass(frozen=True)
+class Event:
+    """One public event: ``seat`` played ``card`` in ``phase`` and heard ``right``.
+
+    ``position`` is the index in the main line of the card the play was judged
+    against (the last card then), so that a wrong card can be laid out under it.
+    """
+
+    seat: int
+    card: Card
+    phase: int
+    right: bool
+    position: int
+
+
+class Agent:
+    """Base class of all agents. Subclasses implement at least ``choose_play``."""
+
+    #: Set to True only by agents that are allowed to know the rule (the oracle).
+    sees_rule: bool = False
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        """Reset learned state for a new game; keep ``rng`` for random choices."""
+        self.info_ = info
+        self.rng_ = rng
+
+    def choose_play(self, obs: Observation) -> Card:
+        """Return one card of ``obs.hand`` to play."""
+        raise NotImplementedError(f"{type(self).__name__} must implement choose_play")
+
+    def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
+        """Probability that each of ``cards`` is right now; 0.5 for an agent that cannot tell."""
+        return np.full(len(cards), 0.5)
+
+    def observe(self, event: Event) -> None:
+        """Learn from a public event. The default ignores it."""
+
+    def propose_rule(self) -> tuple[str, float] | None:
+        """The agent's best guess of the rule and its confidence, or ``None``."""
+        return None
+
+    # -- scikit-learn style parameters ---------------------------------------------
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [
+            name
+            for name, p in signature.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters and their current values."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> Agent:
+        """Change constructor parameters; unknown names raise ``ValueError``."""
+        valid = set(self._param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+def clone(agent: Agent) -> Agent:
+    """A new, unplayed agent with the same parameters (deep-copied)."""
+    return type(agent)(**copy.deepcopy(agent.get_params()))

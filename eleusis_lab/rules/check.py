@@ -1,0 +1,150 @@
+"""Name and type checking of a parsed rule, and what the rule reads."""
+
+from __future__ import annotations
+
+import difflib
+
+from eleusis_lab.rules.ast import (
+    ARITHMETIC,
+    CONSTANTS,
+    INT_FEATURES,
+    INT_FUNCTIONS,
+    PREDICATES,
+    RUN_FEATURES,
+    VARIABLES,
+    BinOp,
+    Call,
+    Const,
+    If,
+    In,
+    Neg,
+    Node,
+    Not,
+    Num,
+    Run,
+    Var,
+)
+from eleusis_lab.rules.parser import RuleSyntaxError
+
+FUNCTIONS = (*INT_FEATURES, *PREDICATES, *INT_FUNCTIONS, "run")
+
+
+def check(node: Node, text: str) -> None:
+    """Raise `RuleSyntaxError` unless ``node`` is a well-typed rule (a ``bool``)."""
+    kind = type_of(node, text)
+    if kind != "bool":
+        raise RuleSyntaxError(
+            f"a rule must be true or false for a card, but this is {_article(kind)}"
+            " (compare it, e.g. 'rank(card) > rank(last)')",
+            text,
+            node.pos,
+        )
+
+
+def _article(kind: str) -> str:
+    return {"int": "a number", "card": "a card", "bool": "true/false"}[kind]
+
+
+def _unknown(name: str, known, what: str, text: str, pos: int):
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise RuleSyntaxError(f"unknown {what} {name!r}{hint}", text, pos)
+
+
+def type_of(node: Node, text: str) -> str:
+    """The type of ``node`` ('bool', 'int' or 'card'); raises on any error below it."""
+
+    def expect(child: Node, *kinds: str) -> str:
+        kind = type_of(child, text)
+        if kind not in kinds:
+            wanted = " or ".join(_article(k) for k in kinds)
+            raise RuleSyntaxError(f"expected {wanted} here, not {_article(kind)}", text, child.pos)
+        return kind
+
+    if isinstance(node, Num):
+        return "int"
+    if isinstance(node, Const):
+        return CONSTANTS[node.name][0]
+    if isinstance(node, Var):
+        if node.name not in VARIABLES:
+            _unknown(node.name, [*VARIABLES, *CONSTANTS], "name", text, node.pos)
+        return VARIABLES[node.name]
+    if isinstance(node, Run):
+        if node.feature not in RUN_FEATURES:
+            _unknown(node.feature, RUN_FEATURES, "feature", text, node.pos)
+        return "int"
+    if isinstance(node, Call):
+        return _call_type(node, text, expect)
+    if isinstance(node, Neg):
+        expect(node.operand, "int")
+        return "int"
+    if isinstance(node, Not):
+        expect(node.operand, "bool")
+        return "bool"
+    if isinstance(node, In):
+        expect(node.item, "int")
+        for value in node.values:
+            expect(value, "int")
+        return "bool"
+    if isinstance(node, If):
+        expect(node.cond, "bool")
+        kind = expect(node.then, "int", "bool")
+        expect(node.orelse, kind)
+        return kind
+    if isinstance(node, BinOp):
+        if node.op in ("and", "or"):
+            expect(node.left, "bool")
+            expect(node.right, "bool")
+            return "bool"
+        if node.op in ("==", "!="):
+            kind = expect(node.left, "int", "bool")
+            expect(node.right, kind)
+            return "bool"
+        expect(node.left, "int")
+        if node.op == "mod" and not (isinstance(node.right, Num) and node.right.value > 0):
+            raise RuleSyntaxError(
+                "'mod' takes a positive whole number on its right, e.g. 'mod 13'",
+                text,
+                node.right.pos,
+            )
+        expect(node.right, "int")
+        return "int" if node.op in ARITHMETIC else "bool"
+    raise TypeError(f"not a rule node: {node!r}")
+
+
+def _call_type(node: Call, text: str, expect) -> str:
+    func, args = node.func, node.args
+    if func not in FUNCTIONS:
+        _unknown(func, FUNCTIONS, "function", text, node.pos)
+    arity = INT_FUNCTIONS.get(func, 1)
+    if len(args) != arity:
+        raise RuleSyntaxError(
+            f"{func}() takes {arity} argument{'s' if arity > 1 else ''}, got {len(args)}",
+            text,
+            node.pos,
+        )
+    if func in INT_FEATURES:
+        expect(args[0], "card")
+        return "int"
+    if func in PREDICATES:
+        expect(args[0], *PREDICATES[func])
+        return "bool"
+    for arg in args:
+        expect(arg, "int")
+    return "int"
+
+
+def slots_read(node: Node) -> tuple[str, ...]:
+    """The context slots a rule reads, in a fixed order.
+
+    Slots are ``last``, ``prev``, ``length``, ``outcome`` (the previous verdict) and
+    ``run:FEATURE``. ``empty`` is read through ``length``.
+    """
+    names = set()
+    for sub in node.walk():
+        if isinstance(sub, Var) and sub.name != "card":
+            names.add({"empty": "length", "last_play_right": "outcome"}.get(sub.name, sub.name))
+        elif isinstance(sub, Run):
+            names.add("run:" + sub.feature)
+    order = ["last", "prev", "length", "outcome", *("run:" + f for f in RUN_FEATURES)]
+    return tuple(slot for slot in order if slot in names)

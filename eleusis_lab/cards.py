@@ -119,9 +119,7 @@ def parse_card(token: str) -> Card:
     """
     match = _CARD_PATTERN.match(token) if isinstance(token, str) else None
     if match is None:
-        raise CardError(
-            f"not a card: {token!r} (expected a rank A,2..10,J,Q,K and a suit C,D,H,S)"
-        )
+        raise CardError(f"not a card: {token!r} (expected a rank A,2..10,J,Q,K and a suit C,D,H,S)")
     rank_text, suit_text = match.groups()
     return Card(_RANKS_BY_TEXT[rank_text.upper()], _SUITS_BY_TEXT[suit_text.upper()])
 
@@ -133,6 +131,7 @@ def parse_cards(text: str) -> list[Card]:
 
 def face_card(face: int) -> Card:
     """The copy-0 card of a face index."""
+    face = int(face)
     return Card(face % 13 + 1, face // 13)
 
 
@@ -196,7 +195,8 @@ def _without(cards: list[Card], removed: list[tuple[int, int]]) -> tuple[Card, .
     """Remove one card per (rank, suit) in ``removed``, highest copy first."""
     remaining = list(cards)
     for rank, suit in removed:
-        match = max((c for c in remaining if (c.rank, c.suit) == (rank, suit)), key=lambda c: c.copy)
+        same_face = [c for c in remaining if (c.rank, c.suit) == (rank, suit)]
+        match = max(same_face, key=lambda c: c.copy)
         remaining.remove(match)
     return tuple(remaining)
 

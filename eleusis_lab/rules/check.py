@@ -134,6 +134,21 @@ def _call_type(node: Call, text: str, expect) -> str:
     return "int"
 
 
+def result_type(node: Node) -> str:
+    """The type of a node of a checked rule, without re-checking what is below it."""
+    if isinstance(node, Var):
+        return VARIABLES[node.name]
+    if isinstance(node, Const):
+        return CONSTANTS[node.name][0]
+    if isinstance(node, If):
+        return result_type(node.then)
+    if isinstance(node, Not | In) or (isinstance(node, BinOp) and node.op not in ARITHMETIC):
+        return "bool"
+    if isinstance(node, Call) and node.func in PREDICATES:
+        return "bool"
+    return "int"
+
+
 def slots_read(node: Node) -> tuple[str, ...]:
     """The context slots a rule reads, in a fixed order.
 

@@ -20,7 +20,20 @@ from collections.abc import Callable
 import numpy as np
 
 from eleusis_lab.cards import COLOR, FEATURES, PARITY, PRIME, RANK
-from eleusis_lab.rules.ast import CONSTANTS, BinOp, Call, Const, If, In, Neg, Node, Not, Num, Run, Var
+from eleusis_lab.rules.ast import (
+    CONSTANTS,
+    BinOp,
+    Call,
+    Const,
+    If,
+    In,
+    Neg,
+    Node,
+    Not,
+    Num,
+    Run,
+    Var,
+)
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT
 
 # A compiled node maps an environment to (values, undefined); undefined is None

@@ -6,7 +6,8 @@ Grammar, loosest binding first::
     or      := and ("or" and)*
     and     := not ("and" not)*
     not     := "not" not | compare
-    compare := sum [("==" | "!=" | "<" | "<=" | ">" | ">=") sum | ["not"] "in" "{" expr ("," expr)* "}"]
+    compare := sum [("==" | "!=" | "<" | "<=" | ">" | ">=") sum | ["not"] "in" set]
+    set     := "{" expr ("," expr)* "}"
     sum     := product (("+" | "-") product)*
     product := unary (("*" | "mod") unary)*
     unary   := "-" unary | atom

@@ -9,7 +9,7 @@ from eleusis_lab.rules.ast import Node
 from eleusis_lab.rules.check import check, slots_read
 from eleusis_lab.rules.context import Context
 from eleusis_lab.rules.evaluate import compile_rule
-from eleusis_lab.rules.parser import RuleSyntaxError, parse_expr
+from eleusis_lab.rules.parser import RuleSyntaxError, parse_expr  # noqa: F401 (doctest)
 
 _ALL_FACES = FACES[np.newaxis, :]
 

@@ -1,0 +1,211 @@
+"""The contexts a game can reach under a rule, explored exactly.
+
+A rule reads only a few slots of the context (the last card, the card before it,
+the length, the previous verdict, runs). The states of the game *as far as the
+rule can tell* are the tuples of those slots, plus the slots needed to update them
+(runs and ``prev`` need the last card). Starting from an empty main line and from
+every possible starter, each state leads, for every right face, to the state after
+that card joins the main line, and, when some face is wrong, to the same main line
+after a wrong play. A breadth-first search over these transitions, vectorised with
+numpy, gives every reachable state with its verdicts on the 52 faces.
+
+Two simplifications, both on the safe side for acceptability: cards are never used
+up (as with many decks, so a face may follow itself), and ``length`` is followed up
+to ``max_length`` (104 by default: two decks), runs likewise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from eleusis_lab.cards import FEATURES, N_FACES, face_card
+from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG
+from eleusis_lab.rules.rule import Rule
+
+DEFAULT_MAX_LENGTH = 104
+DEFAULT_MAX_STATES = 2_000_000
+
+
+class TooManyContexts(ValueError):
+    """The rule tells apart more contexts than the exploration may visit."""
+
+
+@dataclass
+class ReachableContexts:
+    """Every reachable state of the slots ``slots`` and each rule's verdicts there.
+
+    ``states[i, j]`` is the value of ``slots[j]`` in state ``i``; ``verdicts[r][i]``
+    the 52 verdicts of rule ``r`` in state ``i``.
+    """
+
+    slots: tuple[str, ...]
+    states: np.ndarray
+    verdicts: list[np.ndarray]
+
+    def describe(self, index: int) -> str:
+        """A person's description of state ``index``, e.g. ``after 3H 7S``."""
+        return describe_state(self.slots, self.states[index])
+
+
+def describe_state(slots: Sequence[str], values: Sequence[int], exact_length: bool = True) -> str:
+    """Describe a state of the slots, e.g. ``after 3H 7S (previous play wrong)``.
+
+    With ``exact_length`` False the length is only known as 0, 1 or "2 or more" and
+    is left out of the description.
+    """
+    state = dict(zip(slots, (int(v) for v in values), strict=True))
+    last, prev = state.get("last", NO_CARD), state.get("prev", NO_CARD)
+    length = state.get("length")
+    if length == 0 or (length is None and "last" in state and last == NO_CARD):
+        text = "on an empty main line"
+    elif last != NO_CARD:
+        shown = [face_card(f) for f in (prev, last) if f != NO_CARD]
+        text = "after " + " ".join(map(str, shown))
+    else:
+        text = "after any card"
+    details = []
+    if length is not None and length > 0 and exact_length:
+        details.append(f"main line of {length} card{'s' if length != 1 else ''}")
+    details += [
+        f"run of {value} in {slot.removeprefix('run:')}"
+        for slot, value in state.items()
+        if slot.startswith("run:")
+    ]
+    if "outcome" in state and state["outcome"] != OUTCOME_NONE:
+        details.append(
+            "previous play " + ("right" if state["outcome"] == OUTCOME_RIGHT else "wrong")
+        )
+    return text + (f" ({', '.join(details)})" if details else "")
+
+
+def tracked_slots(read: Sequence[str]) -> tuple[str, ...]:
+    """The slots to follow so that every slot in ``read`` can be updated.
+
+    ``prev`` and runs need the last card; ``length`` is always followed (capped when
+    the rules do not read it) because it tells an empty main line from a starter.
+    """
+    runs = sorted(slot for slot in read if slot.startswith("run:"))
+    needs = set(read) | {"length"} | ({"last"} if runs or "prev" in read else set())
+    return (*(s for s in ("last", "prev", "length", "outcome") if s in needs), *runs)
+
+
+def explore(
+    rules: Sequence[Rule],
+    max_length: int = DEFAULT_MAX_LENGTH,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> Iterator[tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]]:
+    """Yield the reachable states layer by layer with each rule's verdicts.
+
+    The states are those of the slots any of ``rules`` reads. Successors follow the
+    first rule's verdicts: a caller comparing rules stops at the first layer where
+    they disagree, so up to there all rules lead to the same states.
+    """
+    read = sorted({slot for rule in rules for slot in rule.slots})
+    slots = tracked_slots(read)
+    index = {slot: i for i, slot in enumerate(slots)}
+    length_cap = max_length if "length" in read else 2
+    caps = [_cap(slot, length_cap, max_length) for slot in slots]
+
+    frontier = _start_states(slots)
+    seen = set(_codes(frontier, caps).tolist())
+    while len(frontier):
+        verdicts = [rule.evaluate_keys(slots, frontier) for rule in rules]
+        yield slots, frontier, verdicts
+        successors = [_after_right(frontier, verdicts[0], index, length_cap, max_length)]
+        if "outcome" in index:
+            has_wrong = ~verdicts[0].all(axis=1)
+            wrong = frontier[has_wrong].copy()
+            wrong[:, index["outcome"]] = OUTCOME_WRONG
+            successors.append(wrong)
+        candidates = np.unique(np.concatenate(successors), axis=0)
+        codes = _codes(candidates, caps)
+        new = np.fromiter((code not in seen for code in codes.tolist()), bool, len(codes))
+        frontier = candidates[new]
+        seen.update(codes[new].tolist())
+        if len(seen) > max_states:
+            raise TooManyContexts(
+                f"the rules tell apart more than {max_states:,} contexts; "
+                "explore them with a smaller max_length"
+            )
+
+
+def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableContexts:
+    """Every context state a game can reach under ``rule``, with the rule's verdicts.
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules import parse
+    >>> space = reachable(parse("color(card) != color(last)"))
+    >>> space.slots, len(space.states)   # the empty main line and 52 last cards
+    (('last',), 53)
+    """
+    layers = list(explore([rule], max_length))
+    slots = layers[0][0]
+    states = np.concatenate([states for _, states, _ in layers])
+    verdicts = np.concatenate([v[0] for _, _, v in layers])
+    # Without a rule reading `length`, it is only followed as 0, 1, 2+: fold those
+    # copies of the same state together so each is counted once.
+    if "length" not in rule.slots:
+        keep = [i for i, s in enumerate(slots) if s != "length"]
+        first = np.unique(states[:, keep], axis=0, return_index=True)[1] if keep else [0]
+        first = np.sort(first)
+        slots = tuple(slots[i] for i in keep)
+        states, verdicts = states[first][:, keep], verdicts[first]
+    return ReachableContexts(slots, states, [verdicts])
+
+
+# -- internals ------------------------------------------------------------------------
+
+
+def _cap(slot: str, length_cap: int, max_length: int) -> int:
+    if slot in ("last", "prev"):
+        return N_FACES  # NO_CARD is stored as -1, shifted by one when encoding
+    if slot == "outcome":
+        return 2
+    return length_cap if slot == "length" else max_length
+
+
+def _codes(states: np.ndarray, caps: Sequence[int]) -> np.ndarray:
+    shifted = states + 1  # -1 (no card) becomes 0
+    dims = tuple(cap + 2 for cap in caps)
+    if np.prod(dims, dtype=float) > 2.0**62:
+        raise TooManyContexts("the rules read too many slots to explore exactly")
+    return np.ravel_multi_index(tuple(shifted.T), dims)
+
+
+def _start_states(slots: tuple[str, ...]) -> np.ndarray:
+    """The empty main line, and each of the 52 faces as an (unjudged) starter."""
+    empty = {"last": NO_CARD, "prev": NO_CARD, "length": 0, "outcome": OUTCOME_NONE}
+    rows = [[empty.get(slot, 0) for slot in slots]]
+    if "last" in slots:
+        starter = {"prev": NO_CARD, "length": 1, "outcome": OUTCOME_NONE}
+        for face in range(N_FACES):
+            rows.append([face if s == "last" else starter.get(s, 1) for s in slots])
+    else:  # the rule cannot tell starters apart
+        starter = {"length": 1, "outcome": OUTCOME_NONE}
+        rows.append([starter.get(s, 1) for s in slots])
+    return np.unique(np.array(rows, dtype=np.int64), axis=0)
+
+
+def _after_right(states, verdicts, index, length_cap, max_length) -> np.ndarray:
+    """The state after each right face is played in each state."""
+    rows, faces = np.nonzero(verdicts)
+    before = states[rows]
+    after = before.copy()
+    if "last" in index:
+        after[:, index["last"]] = faces
+    if "prev" in index:
+        after[:, index["prev"]] = before[:, index["last"]]
+    after[:, index["length"]] = np.minimum(before[:, index["length"]] + 1, length_cap)
+    if "outcome" in index:
+        after[:, index["outcome"]] = OUTCOME_RIGHT
+    for slot, column in index.items():
+        if slot.startswith("run:"):
+            values = FEATURES[slot.removeprefix("run:")]
+            last = before[:, index["last"]]
+            same = (last != NO_CARD) & (values[last] == values[faces])
+            after[:, column] = np.where(same, np.minimum(before[:, column] + 1, max_length), 1)
+    return after

@@ -1,0 +1,167 @@
+"""Reachable contexts, complexity, acceptability and equivalence, against hand counts."""
+
+import numpy as np
+import pytest
+
+from eleusis_lab.cards import parse_card, standard_deck
+from eleusis_lab.rules import Context, parse
+from eleusis_lab.rules.analysis import check_acceptable, equivalent
+from eleusis_lab.rules.complexity import complexity, description_bits, elias_gamma_bits
+from eleusis_lab.rules.reach import TooManyContexts, describe_state, explore, reachable
+
+ALTERNATE_COLOURS = "color(card) != color(last)"
+THREE_AND_THREE = "if run(color) < 3 then color(card) == color(last) else color(card) != color(last)"
+RANK_AND_SUIT_TWO_BACK = "rank(card) != rank(last) and suit(card) != suit(prev)"
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        (ALTERNATE_COLOURS, 1 + 52),  # the empty line and each last card
+        ("red(card)", 1),  # the rule cannot tell any two contexts apart
+        ("if last_play_right then red(card) else black(card)", 3),  # none, right, wrong
+        (THREE_AND_THREE, 1 + 52 * 3),  # each last card with a run of 1, 2 or 3
+        # after a starter any face; later, any face of another rank than the one before
+        (RANK_AND_SUIT_TWO_BACK, 1 + 52 + 52 * 48),
+        ("if odd(length) then red(card) else black(card)", 105),  # lengths 0..104
+    ],
+)
+def test_reachable_state_counts(text, states):
+    assert len(reachable(parse(text)).states) == states
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ALTERNATE_COLOURS,
+        THREE_AND_THREE,
+        RANK_AND_SUIT_TWO_BACK,
+        "if last_play_right then rank(card) > rank(last) else even(card)",
+        "if run(suit) >= 2 then suit(card) != suit(last) else (length mod 3 != 0 or red(card))",
+    ],
+)
+def test_every_context_of_a_played_line_is_reachable(text):
+    """Play random lines under the rule: each context met is among the reachable ones,
+    and the verdicts stored there are the rule's verdicts in the real context."""
+    rule = parse(text)
+    space = reachable(rule, max_length=60)
+    index = {tuple(state): i for i, state in enumerate(space.states.tolist())}
+    rng = np.random.default_rng(7)
+    deck = standard_deck()
+    for _ in range(20):
+        line, verdict = [deck[rng.integers(52)]], None
+        for _ in range(50):
+            context = Context(tuple(line), verdict)
+            key = tuple(context.slot(slot) for slot in space.slots)
+            if "length" not in space.slots:  # the exploration folds lengths away
+                assert key in index
+            else:
+                assert key in index, f"{context.describe()} not reachable"
+            assert np.array_equal(space.verdicts[0][index[key]], rule.legal_faces(context))
+            card = deck[rng.integers(52)]
+            verdict = rule.accepts(card, context)
+            if verdict:
+                line.append(card)
+
+
+def test_acceptable_rule():
+    verdict = check_acceptable(parse(ALTERNATE_COLOURS))
+    assert verdict.acceptable and verdict.fewest == 26 and verdict.dead_contexts == 0
+
+
+def test_unacceptable_rule_names_a_context_and_its_cards():
+    verdict = check_acceptable(parse("(rank(card) - rank(last)) mod 13 in {1, 2, 3}"))
+    assert not verdict.acceptable
+    assert verdict.fewest == 12  # three ranks of four suits
+    assert verdict.context == "after 7C"
+    assert [str(card) for card in verdict.legal] == [
+        f"{rank}{suit}" for suit in "CDHS" for rank in (8, 9, 10)
+    ]
+    assert str(verdict).startswith("not acceptable: after 7C only 12 cards are legal: 8C 9C 10C")
+
+
+def test_contexts_with_no_legal_card_are_counted():
+    verdict = check_acceptable(parse("rank(card) > rank(last)"))
+    assert verdict.fewest == 0
+    assert verdict.dead_contexts == 4  # after each of the four kings
+    assert verdict.context == "after KC" and verdict.legal == ()
+    assert "4 of 53 contexts have no legal card" in str(verdict)
+
+
+def test_first_card_rule_counts_the_empty_line():
+    verdict = check_acceptable(parse("if empty then rank(card) == 5 else true"))
+    assert (verdict.fewest, verdict.context) == (4, "on an empty main line")
+
+
+def test_sum_of_last_two_ranks_odd_is_alternating_parity():
+    assert equivalent(parse("odd(rank(card) + rank(last))"), parse("parity(card) != parity(last)"))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("suit(card) == (suit(last) + 1) mod 4", "suit(card) == (suit(last) + 5) mod 4"),
+        (ALTERNATE_COLOURS, "if red(last) then black(card) else red(card)"),
+        ("rank(card) > 13", "false"),
+        ("not (red(card) and odd(card))", "black(card) or even(card)"),
+    ],
+)
+def test_equivalent_rules(first, second):
+    assert equivalent(parse(first), parse(second)).equivalent
+
+
+def test_counter_example_is_a_real_difference():
+    first = parse(THREE_AND_THREE)
+    second = parse(THREE_AND_THREE.replace("< 3", "<= 3"))
+    result = equivalent(first, second)
+    assert not result
+    # The runs of three differ only once three cards of one colour lie on the line.
+    assert result.context == "after 7C (run of 3 in color)"
+    assert not result.first_accepts  # the first rule wants the colour to change
+    line = tuple(map(parse_card, ["2D", "5S", "9C", "7C"]))
+    assert first.accepts(result.card, Context(line)) is False
+    assert second.accepts(result.card, Context(line)) is True
+
+
+def test_counter_example_for_rules_reading_different_slots():
+    result = equivalent(parse("red(card)"), parse("if last_play_right then red(card) else true"))
+    assert not result and result.first_accepts is False
+    assert "previous play" not in result.context  # they differ already on the first play
+
+
+def test_describe_state():
+    assert describe_state(("last", "prev"), (51, 0)) == "after AC KS"
+    assert describe_state(("last", "length", "outcome"), (6, 9, 2)) == (
+        "after 7C (main line of 9 cards, previous play wrong)"
+    )
+    assert describe_state(("last", "length"), (-1, 0)) == "on an empty main line"
+
+
+def test_exploration_limit_gives_a_clear_error():
+    rule = parse("if last_play_right then rank(card) > rank(prev) else length mod 3 == 0")
+    with pytest.raises(TooManyContexts, match="more than 1,000 contexts"):
+        list(explore([rule], max_states=1000))
+
+
+def test_complexity_figures_by_hand():
+    figures = complexity(parse(ALTERNATE_COLOURS))
+    assert figures.nodes == 5  # !=, color, card, color, last
+    # bool kind, int comparison of 6, and twice (int kind, feature of 4, card of 3)
+    expected_bits = np.log2(9) + np.log2(6) + 2 * (np.log2(7) + np.log2(4) + np.log2(3))
+    assert figures.bits == pytest.approx(expected_bits)
+    # the empty line accepts all 52 faces, every other context 26
+    assert figures.acceptance == pytest.approx((52 + 52 * 26) / (53 * 52))
+    assert figures.classes == 3  # after red, after black, on the empty line
+
+
+def test_description_bits_of_literals_and_sets():
+    assert [elias_gamma_bits(n) for n in (1, 2, 3, 4, 13)] == [1, 3, 3, 5, 7]
+    # rank(card) in {1, 2}: bool kind, in/not in, set size 2, the item, two literals
+    item = np.log2(7) + np.log2(4) + np.log2(3)
+    literal = [np.log2(7) + np.log2(4) + elias_gamma_bits(v + 1) for v in (1, 2)]
+    expected = np.log2(9) + 1 + elias_gamma_bits(2) + item + sum(literal)
+    assert description_bits(parse("rank(card) in {1, 2}").expr) == pytest.approx(expected)
+    # simpler rules cost fewer bits
+    assert description_bits(parse("red(card)").expr) < description_bits(
+        parse(ALTERNATE_COLOURS).expr
+    )

@@ -10,7 +10,9 @@ from eleusis_lab.rules.complexity import complexity, description_bits, elias_gam
 from eleusis_lab.rules.reach import TooManyContexts, describe_state, explore, reachable
 
 ALTERNATE_COLOURS = "color(card) != color(last)"
-THREE_AND_THREE = "if run(color) < 3 then color(card) == color(last) else color(card) != color(last)"
+THREE_AND_THREE = (
+    "if run(color) < 3 then color(card) == color(last) else color(card) != color(last)"
+)
 RANK_AND_SUIT_TWO_BACK = "rank(card) != rank(last) and suit(card) != suit(prev)"
 
 

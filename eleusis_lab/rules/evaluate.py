@@ -22,6 +22,7 @@ import numpy as np
 from eleusis_lab.cards import COLOR, FEATURES, PARITY, PRIME, RANK
 from eleusis_lab.rules.ast import (
     CONSTANTS,
+    INT_FEATURES,
     BinOp,
     Call,
     Const,
@@ -175,7 +176,9 @@ def _compile_var(name: str) -> Compiled:
 def _compile_call(node: Call) -> Compiled:
     args = [_compile(arg) for arg in node.args]
     func = node.func
-    if func in FEATURES:  # rank, suit, color, parity of a card face
+    # rank, suit, color, parity of a card face. Not FEATURES: face, high and prime are
+    # also predicates, which must give booleans (for `not`) and read an int as a rank.
+    if func in INT_FEATURES:
         table, (arg,) = FEATURES[func], args
         return lambda env: _apply(table, arg(env))
     if func in _PREDICATES_ON_FACE:

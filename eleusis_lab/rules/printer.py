@@ -59,3 +59,29 @@ def to_text(node: Node) -> str:
 def _wrapped(node: Node, min_precedence: int) -> str:
     text = to_text(node)
     return f"({text})" if precedence(node) < min_precedence else text
+
+
+def to_tree(node: Node, indent: str = "") -> str:
+    """The syntax tree drawn with one node a line, children indented.
+
+    >>> from eleusis_lab.rules.parser import parse_expr
+    >>> print(to_tree(parse_expr("red(card) or rank(last) > 10")))
+    or
+      red
+        card
+      >
+        rank
+          last
+        10
+    """
+    if isinstance(node, Call):
+        label = node.func
+    elif isinstance(node, BinOp):
+        label = node.op
+    elif isinstance(node, In):
+        label = "not in" if node.negated else "in"
+    else:
+        label = {If: "if", Not: "not", Neg: "-"}.get(type(node)) or to_text(node)
+    lines = [indent + label]
+    lines += [to_tree(child, indent + "  ") for child in node.children()]
+    return "\n".join(lines)

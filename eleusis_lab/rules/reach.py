@@ -16,6 +16,7 @@ to ``max_length`` (104 by default: two decks), runs likewise.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -132,8 +133,11 @@ def explore(
             )
 
 
+@functools.lru_cache(maxsize=128)
 def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableContexts:
     """Every context state a game can reach under ``rule``, with the rule's verdicts.
+
+    Results are cached per rule: complexity and acceptability share one exploration.
 
     Examples
     --------
@@ -154,6 +158,8 @@ def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableCont
         first = np.sort(first)
         slots = tuple(slots[i] for i in keep)
         states, verdicts = states[first][:, keep], verdicts[first]
+    states.setflags(write=False)  # shared through the cache
+    verdicts.setflags(write=False)
     return ReachableContexts(slots, states, [verdicts])
 
 

@@ -75,7 +75,9 @@ class Rule:
         ``slots`` may name more slots than the rule reads (as when two rules are
         compared); the extra ones are ignored.
         """
-        columns = np.asarray(keys, dtype=np.int64).reshape(-1, len(slots))
+        columns = np.asarray(keys, dtype=np.int64)
+        # A rule that reads no slot ("red(card)") has empty keys: reshape(-1, 0) is ambiguous.
+        columns = columns.reshape(len(columns) if not slots else -1, len(slots))
         env = {slot: columns[:, [i]] for i, slot in enumerate(slots)}
         env["card"] = _ALL_FACES
         verdict = self._evaluate(env)

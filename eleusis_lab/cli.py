@@ -1,0 +1,210 @@
+"""The ``eleusis-lab`` command.
+
+Every command exits 0 on success. Bad input (a rule that does not parse, an unknown
+agent, a missing file, impossible settings) prints one line on stderr and exits 2;
+``replay`` exits 1 when a record does not check out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from eleusis_lab.cards import CardError, format_cards, parse_cards
+from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.registry import UnknownAgentError, parse_agent_list
+from eleusis_lab.rules import Context, Rule, RuleSyntaxError
+from eleusis_lab.rules.analysis import check_acceptable, equivalent
+from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
+from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.printer import to_tree
+from eleusis_lab.rules.reach import TooManyContexts
+
+# What a user can get wrong: reported in one line, exit code 2.
+USER_ERRORS = (
+    RuleSyntaxError,
+    CardError,
+    UnknownAgentError,
+    AgentError,
+    ConfigError,
+    TooManyContexts,
+    OSError,
+    json.JSONDecodeError,
+    ValueError,
+)
+
+SAMPLE_LINES = ("7S", "QH", "3D 10C", "AC 2C")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except RuleSyntaxError as error:
+        print(f"eleusis-lab: bad rule: {error.one_line()}", file=sys.stderr)
+    except USER_ERRORS as error:
+        print(f"eleusis-lab: {error}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("eleusis-lab: interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="eleusis-lab", description="Rule induction experiments with the card game Eleusis."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    rules = commands.add_parser("rules", help="inspect rules").add_subparsers(
+        dest="rules_command", required=True, metavar="SUBCOMMAND"
+    )
+    listing = rules.add_parser("list", help="the catalog with complexity and acceptability")
+    listing.set_defaults(run=_rules_list)
+    show = rules.add_parser("show", help="one rule: parsed form, figures, legal faces")
+    show.add_argument("rule", help="a catalog name or rule text")
+    show.set_defaults(run=_rules_show)
+    equiv = rules.add_parser("equiv", help="are two rules equivalent?")
+    equiv.add_argument("first", help="a catalog name or rule text")
+    equiv.add_argument("second", help="a catalog name or rule text")
+    equiv.set_defaults(run=_rules_equiv)
+
+    play = commands.add_parser("play", help="play one game or a whole match")
+    play.add_argument("--game", default="classic", choices=["classic"])
+    play.add_argument("--players", type=int, help="active players (with --match: participants)")
+    play.add_argument(
+        "--agents",
+        default="random",
+        help="comma-separated agent names or module:Class, one per seat (one name fills all)",
+    )
+    play.add_argument("--rule", help="a catalog name or rule text (default: drawn by the seed)")
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--json", metavar="PATH", help="write the game record (or match) as JSON")
+    play.add_argument("--match", action="store_true", help="play a match: everyone deals twice")
+    play.set_defaults(run=_play)
+
+    replay = commands.add_parser("replay", help="re-check a game record")
+    replay.add_argument("path")
+    replay.set_defaults(run=_replay)
+
+    bench = commands.add_parser("bench", help="benchmarks").add_subparsers(
+        dest="bench_command", required=True, metavar="SUBCOMMAND"
+    )
+    engine = bench.add_parser("engine", help="classic games per second")
+    engine.add_argument("--games", type=int, default=2000)
+    engine.set_defaults(run=_bench_engine)
+    return parser
+
+
+# -- rules ------------------------------------------------------------------------------
+
+
+def _rules_list(args) -> int:
+    print(f"{'name':34} {'nodes':>5} {'bits':>6} {'accept':>6} {'classes':>7}  ok  text")
+    for entry in catalog():
+        figures = complexity(entry.rule)
+        ok = "yes" if check_acceptable(entry.rule).acceptable else "no"
+        print(
+            f"{entry.name:34} {figures.nodes:5d} {figures.bits:6.1f} {figures.acceptance:6.0%} "
+            f"{figures.classes:7d}  {ok:3} {entry.rule}"
+        )
+    return 0
+
+
+def _rules_show(args) -> int:
+    rule = get_rule(args.rule)
+    print(f"rule:        {rule}")
+    if rule.name:
+        entry = next(e for e in catalog() if e.name == rule.name)
+        print(f"name:        {rule.name} ({entry.source}): {entry.description}")
+    print(f"reads:       {', '.join(rule.slots) or 'only the card'}")
+    print(f"complexity:  {complexity(rule)}")
+    print(f"verdict:     {check_acceptable(rule)}")
+    print("parsed:")
+    print(to_tree(rule.expr, "  "))
+    print("right cards:")
+    for context in _sample_contexts(rule):
+        legal = rule.legal_cards(context)
+        cards = "all 52" if len(legal) == 52 else f"{len(legal):2d}: {format_cards(legal)}"
+        print(f"  {context.describe()}: {cards}")
+    return 0
+
+
+def _sample_contexts(rule: Rule) -> list[Context]:
+    contexts = [Context()] + [Context(tuple(parse_cards(line))) for line in SAMPLE_LINES]
+    if "outcome" in rule.slots:
+        contexts = [Context(c.main_line, verdict) for c in contexts for verdict in (True, False)]
+    return contexts
+
+
+def _rules_equiv(args) -> int:
+    print(equivalent(get_rule(args.first), get_rule(args.second)))
+    return 0
+
+
+# -- games ------------------------------------------------------------------------------
+
+
+def _play(args) -> int:
+    from eleusis_lab.games.classic import play_classic
+    from eleusis_lab.games.match import play_match
+    from eleusis_lab.record import format_layout
+
+    names = [name.strip() for name in args.agents.split(",")]
+    count = args.players or (len(names) if len(names) > 1 else (4 if args.match else 3))
+    if len(names) == 1:
+        names *= count
+    if len(names) != count:
+        raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
+    agents = parse_agent_list(",".join(names))
+    if args.match:
+        rules = get_rule(args.rule) if args.rule else acceptable_rules()
+        result = play_match(agents, seed=args.seed, rules=rules)
+        print(result.summary())
+        if args.json:
+            _write(args.json, result.to_json())
+        return 0
+    if args.rule:
+        rule = get_rule(args.rule)
+    else:
+        choices = acceptable_rules()
+        rule = choices[np.random.default_rng(args.seed).integers(len(choices))]
+    record = play_classic(rule, agents, seed=args.seed)
+    print(format_layout(record))
+    if args.json:
+        _write(args.json, record.to_json())
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(text)
+    print(f"written to {path}")
+
+
+def _replay(args) -> int:
+    from eleusis_lab.record import GameRecord, replay
+
+    record = GameRecord.load(args.path)
+    problems = replay(record)
+    if problems:
+        print(f"MISMATCH: {problems[0]}")
+        return 1
+    print(f"OK: {len(record.events)} plays and every score check out")
+    return 0
+
+
+def _bench_engine(args) -> int:
+    from eleusis_lab.bench import bench_engine
+
+    bench_engine(games=args.games, verbose=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

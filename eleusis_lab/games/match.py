@@ -1,0 +1,202 @@
+"""A match of classic Eleusis (RULES.md 1.7): the deal passes left until all have dealt.
+
+Every participant takes the dealer's seat in turn (participant 0 first, then 1, ...),
+``deals_per_player`` times round the table. When participant ``k`` deals, the others
+are the active players, seat 0 being the one left of the dealer (``k + 1``). The dealer
+scores the game's dealer score, each active player his player score.
+
+Randomness: the match seed feeds one ``numpy.random.SeedSequence``; one child draws the
+rules (when several are given), the other gives every game its own integer seed, which
+the game's record keeps, so each game can be replayed alone.
+
+Examples
+--------
+>>> from eleusis_lab.registry import parse_agent_list
+>>> result = play_match(parse_agent_list("random,random,oracle"), seed=0, rules="red(card)")
+>>> len(result.games), result.dealers
+(6, (0, 1, 2, 0, 1, 2))
+>>> result.seats[0], result.seats[1]
+((1, 2), (2, 0))
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.agent import Agent
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.classic import ClassicConfig, play_classic
+from eleusis_lab.record import GameRecord, describe_agent
+from eleusis_lab.rules import Rule, parse
+
+__all__ = ["MatchResult", "play_match"]
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The games of a match and the participants' totals.
+
+    Attributes
+    ----------
+    seed : int
+        The match seed.
+    participants : tuple of dict
+        Each participant's agent, described as in a `GameRecord`.
+    games : tuple of GameRecord
+        The games in the order they were played.
+    dealers : tuple of int
+        The participant who dealt each game.
+    seats : tuple of tuple of int
+        For each game, the participant at each active seat (seat 0 first).
+    totals : tuple of float
+        Each participant's total: dealer scores plus player scores.
+    """
+
+    seed: int
+    participants: tuple[dict[str, Any], ...]
+    games: tuple[GameRecord, ...]
+    dealers: tuple[int, ...]
+    seats: tuple[tuple[int, ...], ...]
+    totals: tuple[float, ...]
+
+    @property
+    def winners(self) -> list[int]:
+        """The participant(s) with the highest total."""
+        best = max(self.totals)
+        return [i for i, total in enumerate(self.totals) if total == best]
+
+    def summary(self) -> str:
+        """A table of the games and the totals, for a terminal."""
+        p = len(self.participants)
+        lines = [f"classic Eleusis match, seed {self.seed}, {len(self.games)} games", ""]
+        lines.append(f"{'game':>4} {'dealer':>6}  {'scores (dealer first, then seats)':<40} rule")
+        for number, (game, dealer, seats) in enumerate(
+            zip(self.games, self.dealers, self.seats, strict=True)
+        ):
+            scores = [0.0] * p
+            scores[dealer] = game.dealer_score
+            for seat, who in enumerate(seats):
+                scores[who] = game.player_scores[seat]
+            shown = " ".join(f"{scores[i]:>5g}" for i in (dealer, *seats))
+            lines.append(f"{number:>4} {dealer:>6}  {shown:<40} {game.rule}")
+        lines.append("")
+        lines.append(f"{'participant':>11}  {'agent':<20} {'total':>7}")
+        for i, (agent, total) in enumerate(zip(self.participants, self.totals, strict=True)):
+            mark = "  winner" if i in self.winners else ""
+            lines.append(f"{i:>11}  {agent['name'][:20]:<20} {total:>7g}{mark}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The match as JSON-ready data, with every game record in full."""
+        return {
+            "seed": self.seed,
+            "participants": [dict(agent) for agent in self.participants],
+            "dealers": list(self.dealers),
+            "seats": [list(seats) for seats in self.seats],
+            "totals": list(self.totals),
+            "games": [game.to_dict() for game in self.games],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The match as JSON; `from_json` reads it back."""
+        return json.dumps(self.to_dict(), indent=indent, default=repr)
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchResult:
+        """Read a match written by `to_json`."""
+        data = json.loads(text)
+        return cls(
+            seed=data["seed"],
+            participants=tuple(data["participants"]),
+            games=tuple(GameRecord.from_dict(game) for game in data["games"]),
+            dealers=tuple(data["dealers"]),
+            seats=tuple(tuple(seats) for seats in data["seats"]),
+            totals=tuple(float(total) for total in data["totals"]),
+        )
+
+
+def play_match(
+    agents: Sequence[Agent],
+    seed: int,
+    rules: Rule | str | Sequence[Rule | str],
+    deals_per_player: int = 2,
+    config: ClassicConfig | None = None,
+) -> MatchResult:
+    """Play a classic match: everyone deals ``deals_per_player`` times, the deal passing left.
+
+    Parameters
+    ----------
+    agents : sequence of Agent
+        The participants (at least 3: the dealer and 2 active players per game). The same
+        objects play every game; `Agent.start_game` resets them.
+    seed : int
+        The match seed; the games' seeds and the rule draws derive from it.
+    rules : Rule, str or sequence of them
+        One rule for every game, or rules from which each deal draws uniformly.
+    deals_per_player : int
+        How many times each participant deals (RULES.md: twice).
+    config : ClassicConfig, optional
+        Options of every game.
+
+    Returns
+    -------
+    MatchResult
+
+    Raises
+    ------
+    ConfigError
+        For fewer than 3 participants, no rules, or ``deals_per_player < 1``.
+
+    Examples
+    --------
+    >>> from eleusis_lab.registry import parse_agent_list
+    >>> rules = ["red(card)", "color(card) != color(last)"]
+    >>> result = play_match(parse_agent_list("random,random,random"), seed=1, rules=rules)
+    >>> sorted({game.rule for game in result.games}) == sorted(rules)
+    True
+    """
+    agents = list(agents)
+    n = len(agents)
+    if n < 3:
+        raise ConfigError(
+            f"a classic match needs at least 3 participants (each game has a dealer and at"
+            f" least 2 active players), got {n}"
+        )
+    if not (isinstance(deals_per_player, int) and deals_per_player >= 1):
+        raise ConfigError(f"deals_per_player must be a whole number >= 1, got {deals_per_player!r}")
+    if isinstance(rules, Rule | str):
+        rules = [rules]
+    pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
+    if not pool:
+        raise ConfigError("a match needs at least one rule")
+
+    dealers = [k for _ in range(deals_per_player) for k in range(n)]
+    rule_sequence, game_sequence = np.random.SeedSequence(seed).spawn(2)
+    rng = np.random.default_rng(rule_sequence)
+    # 63-bit seeds: they fit the int64 columns of results tables.
+    game_seeds = (game_sequence.generate_state(len(dealers), dtype=np.uint64) >> 1).tolist()
+
+    games, seats_per_game = [], []
+    totals = [0.0] * n
+    for dealer, game_seed in zip(dealers, game_seeds, strict=True):
+        seats = tuple((dealer + 1 + i) % n for i in range(n - 1))
+        rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
+        record = play_classic(rule, [agents[who] for who in seats], game_seed, config)
+        totals[dealer] += record.dealer_score
+        for seat, who in enumerate(seats):
+            totals[who] += record.player_scores[seat]
+        games.append(record)
+        seats_per_game.append(seats)
+    return MatchResult(
+        seed=int(seed),
+        participants=tuple(describe_agent(agent) for agent in agents),
+        games=tuple(games),
+        dealers=tuple(dealers),
+        seats=tuple(seats_per_game),
+        totals=tuple(totals),
+    )

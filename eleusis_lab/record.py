@@ -1,0 +1,585 @@
+"""The record of one game: what was dealt, every play and its verdict, and the scores.
+
+A `GameRecord` is what every game engine returns. It is plain data: it goes to JSON and
+back (`GameRecord.to_json`, `GameRecord.from_json`, `save`, `load`), it can be checked
+against the rules of the game without the agents (`replay`), and it can be laid out as
+the players would see the table at the end (`format_layout`).
+
+Cards are written as text, ``"10H"``; a card of the second deck of a two-deck game
+carries its copy as a suffix, ``"10H#1"``.
+
+Examples
+--------
+>>> from eleusis_lab.agent import Agent
+>>> from eleusis_lab.games.classic import play_classic
+>>> class FirstCard(Agent):
+...     def choose_play(self, obs):
+...         return obs.hand[0]
+>>> record = play_classic("black(card)", [FirstCard(), FirstCard()], seed=0)
+>>> GameRecord.from_json(record.to_json()) == record
+True
+>>> replay(record)
+[]
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, replace
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.agent import Agent, Event
+from eleusis_lab.cards import Card, CardError, parse_card, standard_deck
+from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.rules import Context, RuleSyntaxError, parse
+
+__all__ = [
+    "END_REASONS",
+    "NO_PLAYABLE_CARD",
+    "PLAYER_OUT",
+    "TURN_CAP",
+    "GameRecord",
+    "RecordError",
+    "card_from_text",
+    "card_text",
+    "describe_agent",
+    "format_layout",
+    "replay",
+]
+
+#: How phase 2 of classic Eleusis ended.
+PLAYER_OUT = "player_out"
+NO_PLAYABLE_CARD = "no_playable_card"
+TURN_CAP = "turn_cap"
+END_REASONS = {
+    PLAYER_OUT: "a player went out",
+    NO_PLAYABLE_CARD: "no player held a card the rule accepts",
+    TURN_CAP: "the turn cap was hit",
+}
+
+#: Version of the JSON layout written by `GameRecord.to_json`.
+FORMAT_VERSION = 1
+
+
+class RecordError(ValueError):
+    """Text or a file that is not a valid game record."""
+
+
+# -- cards and agents as plain data -----------------------------------------------------
+
+
+def card_text(card: Card) -> str:
+    """A card as record text: ``"10H"``, or ``"10H#1"`` for a second-deck copy.
+
+    >>> card_text(Card(10, 2)), card_text(Card(10, 2, copy=1))
+    ('10H', '10H#1')
+    """
+    return f"{card}#{card.copy}" if card.copy else str(card)
+
+
+def card_from_text(text: str) -> Card:
+    """The inverse of `card_text`.
+
+    >>> card_from_text("10H#1")
+    Card('10H', copy=1)
+    """
+    face, _, copy = text.partition("#")
+    card = parse_card(face)
+    return Card(card.rank, card.suit, int(copy)) if copy else card
+
+
+
+def describe_agent(agent: Agent) -> dict[str, Any]:
+    """An agent as record data: its class name, its ``module:Class`` spec, its parameters.
+
+    >>> from eleusis_lab.agent import Agent
+    >>> class Lowest(Agent):
+    ...     def __init__(self, depth=2):
+    ...         self.depth = depth
+    >>> describe_agent(Lowest())["params"]
+    {'depth': 2}
+    """
+    cls = type(agent)
+    spec = f"{cls.__module__}:{cls.__qualname__}"
+    return {"name": cls.__name__, "spec": spec, "params": agent.get_params()}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Card):
+        return card_text(value)
+    return repr(value)  # parameters that JSON cannot hold are kept as their repr
+
+
+# -- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Everything about one game, enough to replay, check, score and lay it out.
+
+    Attributes
+    ----------
+    game : str
+        The game's name, e.g. ``"classic"``.
+    rule, rule_name : str, str or None
+        The secret rule's canonical text, and its catalog name if it has one.
+    seed : int
+        The seed the game was played with.
+    config : dict
+        The game's options (`ClassicConfig.to_dict` for classic).
+    agents : tuple of dict
+        Per seat: ``name`` (class name), ``spec`` (``module:Class``) and ``params``.
+    starter : Card
+        The first card of the main line, placed unjudged.
+    deal : tuple of tuple of Card
+        Each seat's hand as dealt.
+    unused : tuple of Card
+        Cards of the deck that were not dealt (with a fixed hand size).
+    events : tuple of Event
+        Every play in order: seat, card, phase, verdict (``right``) and the main-line
+        position of the card it was judged against.
+    main_line : tuple of Card
+        The main line at the end, starter first.
+    wrong_after_phase1 : tuple of tuple of Card
+        Each seat's wrong cards at the end of phase 1.
+    cards_left : tuple of int
+        Cards each seat still holds at the end.
+    dealer_score : int
+        The dealer's score (from the wrong-card counts after phase 1).
+    player_scores : tuple of float
+        Each seat's score.
+    phase2_end : str
+        `PLAYER_OUT`, `NO_PLAYABLE_CARD` or `TURN_CAP`.
+    phase2_turns : int
+        Number of phase-2 turns played.
+    turn_cap_hit : bool
+        Whether phase 2 was stopped by the turn cap.
+    """
+
+    game: str
+    rule: str
+    seed: int
+    config: dict[str, Any]
+    agents: tuple[dict[str, Any], ...]
+    starter: Card
+    deal: tuple[tuple[Card, ...], ...]
+    unused: tuple[Card, ...]
+    events: tuple[Event, ...]
+    main_line: tuple[Card, ...]
+    wrong_after_phase1: tuple[tuple[Card, ...], ...]
+    cards_left: tuple[int, ...]
+    dealer_score: int
+    player_scores: tuple[float, ...]
+    phase2_end: str
+    phase2_turns: int
+    turn_cap_hit: bool
+    rule_name: str | None = None
+
+    @property
+    def n_players(self) -> int:
+        """Number of active players (the dealer is not counted)."""
+        return len(self.deal)
+
+    def replace(self, **changes: Any) -> GameRecord:
+        """A copy with some fields changed (records are immutable)."""
+        return replace(self, **changes)
+
+    # -- JSON ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data (cards as text)."""
+
+        def cards(seq) -> list[str]:
+            return [card_text(card) for card in seq]
+
+        return {
+            "format": FORMAT_VERSION,
+            "game": self.game,
+            "rule": self.rule,
+            "rule_name": self.rule_name,
+            "seed": self.seed,
+            "config": dict(self.config),
+            "agents": [dict(agent) for agent in self.agents],
+            "starter": card_text(self.starter),
+            "deal": [cards(hand) for hand in self.deal],
+            "unused": cards(self.unused),
+            "events": [
+                {
+                    "seat": e.seat,
+                    "card": card_text(e.card),
+                    "phase": e.phase,
+                    "right": e.right,
+                    "position": e.position,
+                }
+                for e in self.events
+            ],
+            "main_line": cards(self.main_line),
+            "wrong_after_phase1": [cards(pile) for pile in self.wrong_after_phase1],
+            "cards_left": list(self.cards_left),
+            "dealer_score": self.dealer_score,
+            "player_scores": list(self.player_scores),
+            "phase2_end": self.phase2_end,
+            "phase2_turns": self.phase2_turns,
+            "turn_cap_hit": self.turn_cap_hit,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text; `from_json` reads it back to an equal record."""
+        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
+        try:
+            version = data.get("format")
+            if version != FORMAT_VERSION:
+                raise RecordError(
+                    f"unknown game record format {version!r} (this version reads {FORMAT_VERSION})"
+                )
+
+            def cards(seq) -> tuple[Card, ...]:
+                return tuple(card_from_text(text) for text in seq)
+
+            return cls(
+                game=data["game"],
+                rule=data["rule"],
+                rule_name=data.get("rule_name"),
+                seed=data["seed"],
+                config=dict(data["config"]),
+                agents=tuple(dict(agent) for agent in data["agents"]),
+                starter=card_from_text(data["starter"]),
+                deal=tuple(cards(hand) for hand in data["deal"]),
+                unused=cards(data["unused"]),
+                events=tuple(
+                    Event(
+                        e["seat"], card_from_text(e["card"]), e["phase"], e["right"], e["position"]
+                    )
+                    for e in data["events"]
+                ),
+                main_line=cards(data["main_line"]),
+                wrong_after_phase1=tuple(cards(pile) for pile in data["wrong_after_phase1"]),
+                cards_left=tuple(data["cards_left"]),
+                dealer_score=data["dealer_score"],
+                player_scores=tuple(float(score) for score in data["player_scores"]),
+                phase2_end=data["phase2_end"],
+                phase2_turns=data["phase2_turns"],
+                turn_cap_hit=data["turn_cap_hit"],
+            )
+        except KeyError as error:
+            raise RecordError(
+                f"not a game record: the field {error.args[0]!r} is missing"
+            ) from None
+        except (CardError, TypeError, AttributeError, ValueError) as error:
+            if isinstance(error, RecordError):
+                raise
+            raise RecordError(f"not a game record: {error}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """Read a record written by `to_json`; raises `RecordError` on anything else."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"not a game record: invalid JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise RecordError("not a game record: the JSON is not an object")
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the record to ``path`` as JSON."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        """Read a record saved with `save`."""
+        try:
+            return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        except RecordError as error:
+            raise RecordError(f"{path}: {error}") from None
+
+
+# -- replay -------------------------------------------------------------------------------
+
+
+def replay(record: GameRecord) -> list[str]:
+    """Check a record against the rules of its game, without the agents.
+
+    Re-parses the rule, re-deals from the seed, replays every event (turn order, the
+    card comes from the hand or wrong pile that holds it, position, verdict), re-derives
+    how phase 2 ended and the scores with `eleusis_lab.games.scoring`.
+
+    Parameters
+    ----------
+    record : GameRecord
+        The record to check.
+
+    Returns
+    -------
+    list of str
+        The discrepancies found, most fundamental first; empty when consistent.
+
+    Examples
+    --------
+    >>> from eleusis_lab.agent import Agent
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> class FirstCard(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    >>> record = play_classic("red(card)", [FirstCard(), FirstCard()], seed=0)
+    >>> replay(record)
+    []
+    >>> replay(record.replace(dealer_score=record.dealer_score + 1))[0]
+    'dealer score: recorded 7, the wrong-card counts after phase 1 give 6'
+    """
+    if record.game == "classic":
+        return _replay_classic(record)
+    return [f"replay does not know the game {record.game!r}"]
+
+
+def _verdict(right: bool) -> str:
+    return "right" if right else "wrong"
+
+
+def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
+    from eleusis_lab.games.classic import classic_deal  # games import this module
+
+    problems: list[str] = []
+    try:
+        rule = parse(rec.rule)
+    except RuleSyntaxError as error:
+        return [f"the rule does not parse: {error.message} ({rec.rule!r})"]
+    n = len(rec.deal)
+    if n < 2 or len(rec.agents) != n:
+        return [f"{n} hands dealt for {len(rec.agents)} agents; classic needs 2 or more"]
+    retry = bool(rec.config.get("retry_in_turn", False))
+    max_turns = rec.config.get("max_turns", 1000)
+
+    # The deal: one deck, and exactly what the seed deals.
+    everything = [rec.starter, *chain.from_iterable(rec.deal), *rec.unused]
+    if Counter(everything) != Counter(standard_deck()):
+        problems.append("the starter, the hands and the unused cards are not one 52-card deck")
+    try:
+        starter, hands, unused = classic_deal(rec.seed, n, rec.config.get("hand_size"))
+    except ValueError as error:
+        problems.append(f"seed {rec.seed!r} cannot be dealt: {error}")
+    else:
+        if (starter, tuple(map(tuple, hands)), unused) != (
+            rec.starter,
+            tuple(map(tuple, rec.deal)),
+            tuple(rec.unused),
+        ):
+            problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
+
+    hands = [list(hand) for hand in rec.deal]
+    piles: list[list[Card]] = [[] for _ in range(n)]
+    main = [rec.starter]
+    last: bool | None = None
+    events = rec.events
+    k = 0
+
+    def where(e: Event) -> str:
+        return f"event {k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
+
+    def judge(e: Event) -> bool:
+        # Follow the rule's verdict, not the recorded one, so one bad verdict is one report.
+        if e.position != len(main) - 1:
+            problems.append(
+                f"{where(e)}: position {e.position}, but the main line ended at {len(main) - 1}"
+            )
+        right = rule.accepts(e.card, Context(tuple(main), last))
+        if right != e.right:
+            problems.append(
+                f"{where(e)}: recorded {_verdict(e.right)}, but the rule says {_verdict(right)}"
+            )
+        return right
+
+    # Phase 1: seats in turn, skipping empty hands, until every hand is played out.
+    seat = 0
+    while any(hands):
+        while not hands[seat]:
+            seat = (seat + 1) % n
+        if k >= len(events):
+            problems.append("the record ends in phase 1 while cards are still in hand")
+            return problems
+        e = events[k]
+        if e.phase != 1 or e.seat != seat:
+            problems.append(f"{where(e)}: seat {seat} should play a card of his hand in phase 1")
+            return problems  # the order is broken; what follows would only echo it
+        if e.card not in hands[seat]:
+            problems.append(f"{where(e)}: seat {seat} does not hold that card in his hand")
+            return problems
+        hands[seat].remove(e.card)
+        right = judge(e)
+        if right:
+            main.append(e.card)
+        else:
+            piles[seat].append(e.card)
+        last, k, seat = right, k + 1, (seat + 1) % n
+
+    wrong_after = tuple(tuple(pile) for pile in piles)
+    if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
+        problems.append("the wrong cards after phase 1 differ from the ones the plays give")
+
+    def playable() -> bool:
+        context = Context(tuple(main), last)
+        return any(rule.accepts(card, context) for pile in piles for card in pile)
+
+    # Phase 2: one turn per seat in rotation; with the retry option a turn goes on
+    # after a wrong card until one is right or all were tried.
+    turns, mid_turn = 0, False
+    while k < len(events):
+        if not all(piles):
+            problems.append(f"event {k}: phase 2 goes on after a player went out")
+            break
+        if not playable():
+            problems.append(f"event {k}: phase 2 goes on although no player holds a right card")
+            break
+        if turns >= max_turns:
+            problems.append(f"event {k}: phase 2 goes past the turn cap ({max_turns} turns)")
+            break
+        turns += 1
+        untried = list(piles[seat])
+        while True:
+            if k >= len(events):
+                mid_turn = True
+                break
+            e = events[k]
+            if e.phase != 2 or e.seat != seat:
+                problems.append(f"{where(e)}: seat {seat} should play a wrong card in phase 2")
+                return problems
+            if e.card not in untried:
+                problems.append(
+                    f"{where(e)}: seat {seat} does not hold that card (or tried it this turn)"
+                )
+                return problems
+            untried.remove(e.card)
+            right = judge(e)
+            if right:
+                piles[seat].remove(e.card)
+                main.append(e.card)
+            last, k = right, k + 1
+            if right or not retry or not untried:
+                break
+        seat = (seat + 1) % n
+    if mid_turn:
+        problems.append("the record ends in the middle of a phase-2 turn")
+
+    # How phase 2 ended, and the scores.
+    if not all(piles):
+        end = PLAYER_OUT
+    elif not playable():
+        end = NO_PLAYABLE_CARD
+    elif turns >= max_turns:
+        end = TURN_CAP
+    else:
+        end = None
+        problems.append(
+            "the record stops while nobody is out, a right card is held and turns remain"
+        )
+    if end is not None and rec.phase2_end != end:
+        problems.append(f"phase 2 end: recorded {rec.phase2_end!r}, the plays give {end!r}")
+    if rec.turn_cap_hit != (end == TURN_CAP):
+        problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
+    if rec.phase2_turns != turns:
+        problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
+    if tuple(rec.main_line) != tuple(main):
+        problems.append("the main line differs from the one the plays give")
+    cards_left = tuple(len(pile) for pile in piles)
+    if tuple(rec.cards_left) != cards_left:
+        problems.append(
+            f"cards left: recorded {list(rec.cards_left)}, the plays give {list(cards_left)}"
+        )
+    dealer = classic_dealer_score([len(pile) for pile in wrong_after])
+    if rec.dealer_score != dealer:
+        problems.append(
+            f"dealer score: recorded {rec.dealer_score}, the wrong-card counts after phase 1"
+            f" give {dealer}"
+        )
+    scores = classic_player_scores(cards_left)
+    if list(rec.player_scores) != scores:
+        problems.append(
+            f"player scores: recorded {list(rec.player_scores)}, the cards left give {scores}"
+        )
+    return problems
+
+
+# -- layout -------------------------------------------------------------------------------
+
+_CELL = 5  # a card of up to 3 characters, a phase-2 mark, a space
+_LABEL = 8
+
+
+def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> str:
+    """The table at the end of the game, as Eleusis players lay it out, then the scores.
+
+    The main line runs left to right, in blocks of ``columns`` cards; under each card,
+    in its column, are the wrong cards that were played on it (``*`` marks a wrong card
+    of phase 2, which went back to its player). A column longer than ``max_rows`` (a
+    long phase 2) shows its first cards and how many more there are.
+
+    Examples
+    --------
+    >>> from eleusis_lab.agent import Agent
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> class FirstCard(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    >>> record = play_classic("red(card)", [FirstCard(), FirstCard()], seed=0)
+    >>> print(format_layout(record, columns=6))  # doctest: +ELLIPSIS
+    classic Eleusis, seed 0, rule: red(card)
+    ...
+    position   0    1    2    3    4    5
+    main      KH   6D   JD   3H   JH   9H
+    wrong     QC   JC        5C
+    ...
+    seat  agent                wrong  left  score
+       0  FirstCard               16    16      0
+       1  FirstCard               10    10     12
+    dealer score: 6
+    phase 2 ended after 0 turns: no player held a card the rule accepts
+    """
+    main = record.main_line
+    under: list[list[str]] = [[] for _ in main]
+    for event in record.events:
+        if not event.right and 0 <= event.position < len(main):
+            under[event.position].append(f"{event.card!s:>3}{'*' if event.phase == 2 else ' '}")
+    for i, cards in enumerate(under):
+        if len(cards) > max_rows:
+            under[i] = [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
+
+    name = f" ({record.rule_name})" if record.rule_name else ""
+    lines = [
+        f"{record.game} Eleusis, seed {record.seed}, rule: {record.rule}{name}",
+        f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
+        "wrong cards are under the main-line card they were played on; * = phase 2",
+        "",
+    ]
+    for start in range(0, len(main), columns):
+        block = range(start, min(start + columns, len(main)))
+        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
+        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
+        depth = max(len(under[i]) for i in block)
+        for row in range(depth):
+            label = "wrong" if row == 0 else ""
+            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
+            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
+        lines.append("")
+    lines = [line.rstrip() for line in lines]
+
+    lines.append(f"{'seat':>4}  {'agent':<20} {'wrong':>5} {'left':>5} {'score':>6}")
+    for seat, agent in enumerate(record.agents):
+        lines.append(
+            f"{seat:>4}  {agent['name'][:20]:<20} {len(record.wrong_after_phase1[seat]):>5}"
+            f" {record.cards_left[seat]:>5} {record.player_scores[seat]:>6g}"
+        )
+    lines.append(f"dealer score: {record.dealer_score}")
+    reason = END_REASONS.get(record.phase2_end, record.phase2_end)
+    lines.append(f"phase 2 ended after {record.phase2_turns} turns: {reason}")
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""The command line: output of each command, and one-line errors with exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from eleusis_lab.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_rules_list_shows_the_catalog_with_figures(capsys):
+    code, out, _ = run(capsys, "rules", "list")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) >= 41  # a header and at least 40 rules
+    assert lines[0].split()[:5] == ["name", "nodes", "bits", "accept", "classes"]
+    alternate = next(line for line in lines if "color(card) != color(last)" in line)
+    assert alternate.split()[1:6] == ["5", "18.5", "51%", "3", "yes"]
+
+
+def test_rules_show_by_text(capsys):
+    code, out, _ = run(capsys, "rules", "show", "(rank(card) - rank(last)) mod 13 in {1, 2, 3}")
+    assert code == 0
+    assert "not acceptable: after 7C only 12 cards are legal: 8C 9C 10C 8D" in out
+    assert "after 7S: 12: 8C 9C 10C 8D 9D 10D 8H 9H 10H 8S 9S 10S" in out
+    assert "on an empty main line: all 52" in out
+
+
+def test_rules_show_outcome_rule_shows_both_verdicts(capsys):
+    code, out, _ = run(
+        capsys, "rules", "show", "if last_play_right then red(card) else black(card)"
+    )
+    assert code == 0
+    assert "after 7S (previous play wrong): 26: AC 2C" in out
+    assert "after 7S (previous play right): 26: AD 2D" in out
+
+
+def test_rules_equiv(capsys):
+    code, out, _ = run(
+        capsys, "rules", "equiv", "odd(rank(card) + rank(last))", "parity(card) != parity(last)"
+    )
+    assert (code, out.split(":")[0]) == (0, "equivalent")
+    code, out, _ = run(capsys, "rules", "equiv", "red(card)", "true")
+    assert code == 0
+    assert out.startswith("not equivalent: ") and "is wrong under the first rule" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["rules", "show", "rank(card) > rank(lsat)"], "did you mean 'last'"),
+        (["rules", "show", "rank(card) >"], "line 1, column 13"),
+        (["play", "--agents", "random,nobody", "--rule", "red(card)"], "nobody"),
+        (["play", "--players", "3", "--agents", "random,random"], "--players is 3"),
+        (["replay", "/nonexistent/record.json"], "No such file"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_play_writes_a_record_that_replays(capsys, tmp_path):
+    path = tmp_path / "game.json"
+    code, out, _ = run(
+        capsys,
+        "play",
+        "--agents",
+        "oracle,random,random",
+        "--seed",
+        "3",
+        "--rule",
+        "color(card) != color(last)",
+        "--json",
+        str(path),
+    )
+    assert code == 0 and "dealer" in out.lower()
+    assert json.loads(path.read_text())["rule"] == "color(card) != color(last)"
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and out.startswith("OK")
+
+
+def test_replay_reports_a_tampered_record(capsys, tmp_path):
+    path = tmp_path / "game.json"
+    run(capsys, "play", "--seed", "5", "--rule", "red(card)", "--json", str(path))
+    record = json.loads(path.read_text())
+    record["dealer_score"] += 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and out.startswith("MISMATCH")
+
+
+def test_match(capsys):
+    code, out, _ = run(capsys, "play", "--match", "--agents", "oracle,random,random", "--seed", "1")
+    assert code == 0 and "total" in out.lower()
+
+
+def test_python_dash_m_runs_the_command():
+    result = subprocess.run(
+        [sys.executable, "-m", "eleusis_lab", "rules", "equiv", "red(card)", "not black(card)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.startswith("equivalent")

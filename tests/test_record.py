@@ -1,0 +1,238 @@
+"""Game records: JSON round trip, replay that finds tampering, and the table layout."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from agents.simple import OracleAgent, RandomAgent
+from eleusis_lab.agent import Event
+from eleusis_lab.cards import Card, parse_card
+from eleusis_lab.games.classic import ClassicConfig, play_classic
+from eleusis_lab.record import (
+    TURN_CAP,
+    GameRecord,
+    RecordError,
+    card_from_text,
+    card_text,
+    format_layout,
+    replay,
+)
+
+RULES = [
+    "color(card) != color(last)",
+    "suit(card) == (suit(last) + 1) mod 4",
+    "if last_play_right then red(card) else black(card)",
+    "rank(card) != rank(last) and suit(card) != suit(prev)",
+]
+
+
+def game(seed=3, rule=RULES[0], n=3, config=None):
+    agents = [OracleAgent() if seat == 0 else RandomAgent() for seat in range(n)]
+    return play_classic(rule, agents, seed, config)
+
+
+# -- JSON ----------------------------------------------------------------------------------
+
+
+def test_json_round_trip():
+    record = game()
+    text = record.to_json()
+    again = GameRecord.from_json(text)
+    assert again == record
+    assert again.to_json() == text
+    data = json.loads(text)
+    assert data["starter"] == str(record.starter)
+    assert data["events"][0] == {
+        "seat": 0,
+        "card": str(record.events[0].card),
+        "phase": 1,
+        "right": record.events[0].right,
+        "position": 0,
+    }
+    assert data["agents"][0] == {
+        "name": "OracleAgent",
+        "spec": "agents.simple:OracleAgent",
+        "params": {"choice": "random"},
+    }
+    assert data["config"] == {"hand_size": None, "retry_in_turn": False, "max_turns": 1000}
+
+
+def test_save_and_load(tmp_path):
+    record = game(config=ClassicConfig(hand_size=6, retry_in_turn=True))
+    path = tmp_path / "game.json"
+    record.save(path)
+    assert GameRecord.load(path) == record
+
+
+def test_cards_keep_their_copy():
+    assert card_text(Card(10, 2)) == "10H"
+    assert card_from_text("10H#1") == Card(10, 2, copy=1)
+    for card in (Card(1, 0), Card(13, 3, copy=1), parse_card("10D")):
+        assert card_from_text(card_text(card)) == card
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", "invalid JSON"),
+        ("[]", "not an object"),
+        ('{"format": 1}', "field 'game' is missing"),
+        ('{"format": 99}', "unknown game record format 99"),
+    ],
+)
+def test_bad_json_raises_record_error(text, message):
+    with pytest.raises(RecordError, match=message):
+        GameRecord.from_json(text)
+
+
+def test_bad_card_in_json(tmp_path):
+    data = json.loads(game().to_json())
+    data["starter"] = "1X"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(RecordError, match=r"bad\.json: not a game record: not a card: '1X'"):
+        GameRecord.load(path)
+
+
+# -- replay --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_replay_accepts_real_games(rule):
+    for seed in range(15):
+        config = ClassicConfig(retry_in_turn=seed % 2 == 1, max_turns=5 + seed)
+        record = game(seed, rule, n=2 + seed % 4, config=config)
+        assert replay(record) == []
+        assert replay(GameRecord.from_json(record.to_json())) == []
+
+
+def test_replay_accepts_a_turn_cap_game():
+    for seed in range(30):
+        record = game(seed, RULES[0], config=ClassicConfig(max_turns=1))
+        if record.turn_cap_hit:
+            assert record.phase2_end == TURN_CAP
+            assert replay(record) == []
+            break
+    else:
+        pytest.fail("no game hit the cap")
+
+
+def tamper_event(record, index, **changes):
+    events = list(record.events)
+    events[index] = replace(events[index], **changes)
+    return record.replace(events=tuple(events))
+
+
+def test_replay_finds_a_tampered_verdict():
+    record = game()
+    index = 5
+    flipped = tamper_event(record, index, right=not record.events[index].right)
+    problems = replay(flipped)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"event {index} (seat ")
+    assert "recorded" in problems[0] and "but the rule says" in problems[0]
+
+
+def test_replay_finds_tampered_scores():
+    record = game()
+    problems = replay(record.replace(dealer_score=record.dealer_score + 1))
+    assert problems == [
+        f"dealer score: recorded {record.dealer_score + 1}, the wrong-card counts after"
+        f" phase 1 give {record.dealer_score}"
+    ]
+    scores = list(record.player_scores)
+    scores[1] += 2
+    problems = replay(record.replace(player_scores=tuple(scores)))
+    assert len(problems) == 1 and problems[0].startswith("player scores: recorded")
+
+
+def test_replay_finds_a_card_not_held():
+    record = game()
+    event = record.events[0]
+    stranger = next(card for card in record.deal[1] if card != event.card)
+    problems = replay(tamper_event(record, 0, card=stranger))
+    assert problems[0].startswith("event 0") and "does not hold that card" in problems[0]
+
+
+def test_replay_finds_wrong_turn_order_and_positions():
+    record = game()
+    problems = replay(tamper_event(record, 2, seat=(record.events[2].seat + 1) % 3))
+    assert problems[0].startswith("event 2") and "should play" in problems[0]
+    problems = replay(tamper_event(record, 4, position=record.events[4].position + 1))
+    assert problems[0].startswith("event 4") and "position" in problems[0]
+
+
+def test_replay_finds_a_tampered_deal_and_end():
+    record = game()
+    hands = list(record.deal)
+    hands[0], hands[1] = hands[1], hands[0]
+    assert "not those dealt by seed" in " ".join(replay(record.replace(deal=tuple(hands))))
+    problems = replay(record.replace(phase2_end=TURN_CAP, turn_cap_hit=True))
+    assert any(p.startswith("phase 2 end: recorded 'turn_cap'") for p in problems)
+
+
+def test_replay_finds_a_truncated_record():
+    record = game()
+    phase2 = [i for i, e in enumerate(record.events) if e.phase == 2]
+    cut = phase2[0] if phase2 else len(record.events) - 1
+    problems = replay(record.replace(events=record.events[:cut]))
+    assert problems
+
+
+def test_replay_finds_play_after_the_end():
+    record = game()
+    assert record.phase2_end != TURN_CAP
+    seat = next(s for s, left in enumerate(record.cards_left) if left)
+    played = [e.card for e in record.events if e.phase == 2 and e.right and e.seat == seat]
+    card = next(c for c in record.wrong_after_phase1[seat] if c not in played)
+    extra = Event(seat, card, 2, False, len(record.main_line) - 1)
+    problems = replay(record.replace(events=(*record.events, extra)))
+    assert problems and "phase 2 goes on" in problems[0]
+
+
+def test_replay_of_a_bad_rule_text():
+    record = game()
+    assert replay(record.replace(rule="rank(card) >"))[0].startswith("the rule does not parse")
+
+
+# -- layout --------------------------------------------------------------------------------
+
+
+def column_of(layout: str, position: int, columns: int = 13) -> tuple[str, list[str]]:
+    """The main-line card at ``position`` and the cells under it, read back from the text."""
+    lines = layout.splitlines()
+    blocks = [i for i, line in enumerate(lines) if line.startswith("position")]
+    start = blocks[position // columns]
+    offset = 8 + 5 * (position % columns)
+    main = lines[start + 1][offset : offset + 5].strip()
+    under = []
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        under.append(line[offset : offset + 5].strip())
+    return main, [cell for cell in under if cell]
+
+
+def test_layout_shows_the_main_line_and_the_wrong_cards_under_their_positions():
+    record = game(seed=11, rule=RULES[1], config=ClassicConfig(max_turns=40))
+    layout = format_layout(record)
+    for position, card in enumerate(record.main_line):
+        main, under = column_of(layout, position)
+        assert main == str(card)
+        expected = [
+            f"{e.card}{'*' if e.phase == 2 else ''}"
+            for e in record.events
+            if not e.right and e.position == position
+        ]
+        assert under == expected[:12] if len(expected) <= 12 else under[:11] == expected[:11]
+    assert f"dealer score: {record.dealer_score}" in layout
+    for seat, score in enumerate(record.player_scores):
+        row = next(line for line in layout.splitlines() if line.startswith(f"{seat:>4}  "))
+        assert row.split()[-1] == f"{score:g}"
+
+
+def test_layout_fits_a_terminal():
+    for seed in range(10):
+        layout = format_layout(game(seed, RULES[2]))
+        assert max(len(line) for line in layout.splitlines()) <= 100

@@ -93,7 +93,6 @@ def card_from_text(text: str) -> Card:
     return Card(card.rank, card.suit, int(copy)) if copy else card
 
 
-
 def describe_agent(agent: Agent) -> dict[str, Any]:
     """An agent as record data: its class name, its ``module:Class`` spec, its parameters.
 

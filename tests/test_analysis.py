@@ -7,7 +7,13 @@ from eleusis_lab.cards import parse_card, standard_deck
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
 from eleusis_lab.rules.complexity import complexity, description_bits, elias_gamma_bits
-from eleusis_lab.rules.reach import TooManyContexts, describe_state, explore, reachable
+from eleusis_lab.rules.reach import (
+    TooManyContexts,
+    describe_state,
+    explore,
+    random_play_acceptance,
+    reachable,
+)
 
 ALTERNATE_COLOURS = "color(card) != color(last)"
 THREE_AND_THREE = (
@@ -151,8 +157,8 @@ def test_complexity_figures_by_hand():
     # bool kind, int comparison of 6, and twice (int kind, feature of 4, card of 3)
     expected_bits = np.log2(9) + np.log2(6) + 2 * (np.log2(7) + np.log2(4) + np.log2(3))
     assert figures.bits == pytest.approx(expected_bits)
-    # the empty line accepts all 52 faces, every other context 26
-    assert figures.acceptance == pytest.approx((52 + 52 * 26) / (53 * 52))
+    # a game starts with a starter, after which every context has 26 right faces
+    assert figures.acceptance == pytest.approx(0.5)
     assert figures.classes == 3  # after red, after black, on the empty line
 
 
@@ -166,4 +172,44 @@ def test_description_bits_of_literals_and_sets():
     # simpler rules cost fewer bits
     assert description_bits(parse("red(card)").expr) < description_bits(
         parse(ALTERNATE_COLOURS).expr
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rank(card) > rank(last)",  # a random game climbs to a king and sticks there
+        "if run(suit) < 2 then suit(card) == suit(last) else suit(card) != suit(last)",
+        "if last_play_right then color(card) != color(last) else suit(card) == suit(last)",
+        RANK_AND_SUIT_TWO_BACK,
+    ],
+)
+def test_random_play_acceptance_matches_simulated_games(text):
+    """The exact figure agrees with the mean over simulated games of random plays."""
+    rule = parse(text)
+    rng = np.random.default_rng(11)
+    deck = standard_deck()
+    fractions = []
+    for _ in range(400):
+        line, verdict = [deck[rng.integers(52)]], None
+        for _ in range(52):
+            context = Context(tuple(line), verdict)
+            fractions.append(rule.legal_faces(context).mean())
+            card = deck[rng.integers(52)]
+            verdict = rule.accepts(card, context)
+            if verdict:
+                line.append(card)
+    simulated = np.mean(fractions)
+    standard_error = np.std(fractions) / np.sqrt(400)  # games, not plays, are independent
+    assert random_play_acceptance(rule) == pytest.approx(simulated, abs=4 * standard_error + 0.01)
+
+
+def test_random_play_acceptance_by_hand():
+    # the first play follows no verdict (all 52 right), every later one 26
+    rule = parse("if last_play_right then red(card) else black(card)")
+    assert random_play_acceptance(rule) == pytest.approx((52 + 51 * 26) / 52 / 52)
+    # after a starter of rank r, the 4 * (13 - r) higher faces are right
+    first_play = sum(4 * (13 - r) for r in range(1, 14)) / 13 / 52
+    assert random_play_acceptance(parse("rank(card) > rank(last)"), plays=1) == pytest.approx(
+        first_play
     )

@@ -21,7 +21,7 @@ def test_rules_list_shows_the_catalog_with_figures(capsys):
     assert code == 0 and len(lines) >= 41  # a header and at least 40 rules
     assert lines[0].split()[:5] == ["name", "nodes", "bits", "accept", "classes"]
     alternate = next(line for line in lines if "color(card) != color(last)" in line)
-    assert alternate.split()[1:6] == ["5", "18.5", "51%", "3", "yes"]
+    assert alternate.split()[1:6] == ["5", "18.5", "50%", "3", "yes"]
 
 
 def test_rules_show_by_text(capsys):

@@ -2,10 +2,11 @@
 
 - ``nodes``: the number of nodes of its syntax tree.
 - ``bits``: its description length under the grammar prior below, ``-log2 P(rule)``.
-- ``acceptance``: the mean fraction of the 52 faces that are right, over the
-  contexts a game can reach (each reachable state of what the rule reads counts once).
-- ``classes``: the number of different sets of right faces over those contexts: how
-  many situations the rule tells apart.
+- ``acceptance``: the mean fraction of the 52 faces that are right over the contexts a
+  game reaches, each weighted by how often it is reached: exactly, over a game of 52
+  uniformly random plays from a random starter (`random_play_acceptance`).
+- ``classes``: the number of different sets of right faces over all reachable
+  contexts: how many situations the rule tells apart.
 
 The grammar prior
 -----------------
@@ -53,7 +54,7 @@ from eleusis_lab.rules.ast import (
     Var,
 )
 from eleusis_lab.rules.check import result_type
-from eleusis_lab.rules.reach import DEFAULT_MAX_LENGTH, reachable
+from eleusis_lab.rules.reach import DEFAULT_MAX_LENGTH, random_play_acceptance, reachable
 from eleusis_lab.rules.rule import Rule
 
 _BOOL_KINDS, _INT_KINDS, _CARD_CHOICES = 9, 7, 3
@@ -159,6 +160,6 @@ def complexity(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> Complexity:
     return Complexity(
         nodes=sum(1 for _ in rule.expr.walk()),
         bits=description_bits(rule.expr),
-        acceptance=float(verdicts.mean()),
+        acceptance=random_play_acceptance(rule, max_length=max_length),
         classes=len({row.tobytes() for row in verdicts}),
     )

@@ -104,12 +104,7 @@ def explore(
     first rule's verdicts: a caller comparing rules stops at the first layer where
     they disagree, so up to there all rules lead to the same states.
     """
-    read = sorted({slot for rule in rules for slot in rule.slots})
-    slots = tracked_slots(read)
-    index = {slot: i for i, slot in enumerate(slots)}
-    length_cap = max_length if "length" in read else 2
-    caps = [_cap(slot, length_cap, max_length) for slot in slots]
-
+    slots, index, length_cap, caps = _layout(rules, max_length)
     frontier = _start_states(slots)
     seen = set(_codes(frontier, caps).tolist())
     while len(frontier):
@@ -134,10 +129,20 @@ def explore(
 
 
 @functools.lru_cache(maxsize=128)
+def _explored(rule: Rule, max_length: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """All tracked states reachable under ``rule`` and its verdicts there (cached)."""
+    layers = list(explore([rule], max_length))
+    states = np.concatenate([states for _, states, _ in layers])
+    verdicts = np.concatenate([v[0] for _, _, v in layers])
+    states.setflags(write=False)  # shared through the cache
+    verdicts.setflags(write=False)
+    return layers[0][0], states, verdicts
+
+
 def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableContexts:
     """Every context state a game can reach under ``rule``, with the rule's verdicts.
 
-    Results are cached per rule: complexity and acceptability share one exploration.
+    Explorations are cached per rule: complexity and acceptability share one.
 
     Examples
     --------
@@ -146,10 +151,7 @@ def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableCont
     >>> space.slots, len(space.states)   # the empty main line and 52 last cards
     (('last',), 53)
     """
-    layers = list(explore([rule], max_length))
-    slots = layers[0][0]
-    states = np.concatenate([states for _, states, _ in layers])
-    verdicts = np.concatenate([v[0] for _, _, v in layers])
+    slots, states, verdicts = _explored(rule, max_length)
     # Without a rule reading `length`, it is only followed as 0, 1, 2+: fold those
     # copies of the same state together so each is counted once.
     if "length" not in rule.slots:
@@ -158,12 +160,70 @@ def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableCont
         first = np.sort(first)
         slots = tuple(slots[i] for i in keep)
         states, verdicts = states[first][:, keep], verdicts[first]
-    states.setflags(write=False)  # shared through the cache
-    verdicts.setflags(write=False)
     return ReachableContexts(slots, states, [verdicts])
 
 
+def random_play_acceptance(
+    rule: Rule, plays: int = N_FACES, max_length: int = DEFAULT_MAX_LENGTH
+) -> float:
+    """The mean fraction of the 52 faces that are right over a game of random plays.
+
+    The game starts from a random starter and each of its ``plays`` plays is a face
+    drawn uniformly (right ones extend the main line, wrong ones only set the previous
+    verdict). The result is exact: the distribution over reachable states is carried
+    forward play by play. This weighs each context by how often games reach it, where
+    a plain mean over reachable states would let long, rare runs and lines dominate.
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules import parse
+    >>> # the first play follows no verdict, so all 52 faces are right; then half
+    >>> rule = parse("if last_play_right then red(card) else black(card)")
+    >>> round(random_play_acceptance(rule), 6) == round((1 + 51 * 0.5) / 52, 6)
+    True
+    """
+    slots, states, verdicts = _explored(rule, max_length)
+    _, index, length_cap, caps = _layout([rule], max_length)
+    codes = _codes(states, caps)
+    order = np.argsort(codes)
+
+    def locate(targets: np.ndarray) -> np.ndarray:
+        return order[np.searchsorted(codes[order], _codes(targets, caps))]
+
+    sources, _ = np.nonzero(verdicts)  # the order _after_right lists successors in
+    right_targets = locate(_after_right(states, verdicts, index, length_cap, max_length))
+    wrong_share = (~verdicts).sum(axis=1) / N_FACES
+    wrong_targets = np.arange(len(states))  # a wrong play changes no slot but the verdict
+    if "outcome" in index:
+        has_wrong = wrong_share > 0
+        wrong_states = states[has_wrong].copy()
+        wrong_states[:, index["outcome"]] = OUTCOME_WRONG
+        wrong_targets[has_wrong] = locate(wrong_states)
+
+    starters = states[:, index["length"]] == 1
+    if "outcome" in index:
+        starters &= states[:, index["outcome"]] == OUTCOME_NONE
+    probability = starters / starters.sum()
+    right_share = verdicts.mean(axis=1)
+    total = 0.0
+    for _ in range(plays):
+        total += probability @ right_share
+        probability = np.bincount(
+            right_targets, weights=probability[sources] / N_FACES, minlength=len(states)
+        ) + np.bincount(wrong_targets, weights=probability * wrong_share, minlength=len(states))
+    return float(total / plays)
+
+
 # -- internals ------------------------------------------------------------------------
+
+
+def _layout(rules: Sequence[Rule], max_length: int):
+    """The tracked slots, their column index, the length cap and each slot's cap."""
+    read = sorted({slot for rule in rules for slot in rule.slots})
+    slots = tracked_slots(read)
+    index = {slot: i for i, slot in enumerate(slots)}
+    length_cap = max_length if "length" in read else 2
+    return slots, index, length_cap, [_cap(slot, length_cap, max_length) for slot in slots]
 
 
 def _cap(slot: str, length_cap: int, max_length: int) -> int:

@@ -74,21 +74,23 @@ class MatchResult:
         """A table of the games and the totals, for a terminal."""
         p = len(self.participants)
         lines = [f"classic Eleusis match, seed {self.seed}, {len(self.games)} games", ""]
-        lines.append(f"{'game':>4} {'dealer':>6}  {'scores (dealer first, then seats)':<40} rule")
+        lines.append("scores by participant, * = the dealer of the game")
+        header = " ".join(f"{f'p{i}':>7}" for i in range(p))
+        lines.append(f"{'game':>4} {header}  rule")
         for number, (game, dealer, seats) in enumerate(
             zip(self.games, self.dealers, self.seats, strict=True)
         ):
-            scores = [0.0] * p
-            scores[dealer] = game.dealer_score
+            cells = [""] * p
+            cells[dealer] = f"{game.dealer_score:g}*"
             for seat, who in enumerate(seats):
-                scores[who] = game.player_scores[seat]
-            shown = " ".join(f"{scores[i]:>5g}" for i in (dealer, *seats))
-            lines.append(f"{number:>4} {dealer:>6}  {shown:<40} {game.rule}")
+                cells[who] = f"{game.player_scores[seat]:g} "
+            shown = " ".join(f"{cell:>7}" for cell in cells)
+            lines.append(f"{number:>4} {shown}  {game.rule}")
         lines.append("")
         lines.append(f"{'participant':>11}  {'agent':<20} {'total':>7}")
         for i, (agent, total) in enumerate(zip(self.participants, self.totals, strict=True)):
             mark = "  winner" if i in self.winners else ""
-            lines.append(f"{i:>11}  {agent['name'][:20]:<20} {total:>7g}{mark}")
+            lines.append(f"{f'p{i}':>11}  {agent['name'][:20]:<20} {total:>7g}{mark}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

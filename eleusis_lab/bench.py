@@ -19,17 +19,9 @@ from collections.abc import Sequence
 from eleusis_lab.games.classic import play_classic
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
+from eleusis_lab.rules.catalog import catalog
 
-__all__ = ["DEFAULT_RULES", "bench_engine", "main"]
-
-#: Simple rules of different shapes: colour, suit cycle, parity, outcome, two cards back.
-DEFAULT_RULES = (
-    "color(card) != color(last)",
-    "suit(card) == (suit(last) + 1) mod 4",
-    "if even(last) then red(card) else black(card)",
-    "if last_play_right then red(card) else black(card)",
-    "rank(card) != rank(last) and suit(card) != suit(prev)",
-)
+__all__ = ["bench_engine", "main"]
 
 
 def bench_engine(
@@ -50,7 +42,7 @@ def bench_engine(
     players : int
         Active players per game.
     rules : sequence of Rule or str, optional
-        The rules to cycle over; `DEFAULT_RULES` when omitted.
+        The rules to cycle over; every catalog rule when omitted.
     verbose : bool
         Print the figures.
 
@@ -60,7 +52,8 @@ def bench_engine(
         ``random_games_per_second``, ``oracle_games_per_second``, the plays per game of
         each line-up, and the settings.
     """
-    pool = [parse(rule) if isinstance(rule, str) else rule for rule in (rules or DEFAULT_RULES)]
+    rules = rules or [entry.rule for entry in catalog()]
+    pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
     figures: dict[str, float] = {"games": games, "players": players, "rules": len(pool)}
     for name in ("random", "oracle"):
         agents = [make_agent(name) for _ in range(players)]

@@ -143,7 +143,10 @@ def _sample_contexts(rule: Rule) -> list[Context]:
 
 
 def _rules_equiv(args) -> int:
-    print(equivalent(get_rule(args.first), get_rule(args.second)))
+    first, second = get_rule(args.first), get_rule(args.second)
+    for label, rule in (("first", first), ("second", second)):
+        print(f"{label + ':':8} {rule}\n{'':8} {complexity(rule)}")
+    print(equivalent(first, second))
     return 0
 
 

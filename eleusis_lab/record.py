@@ -37,6 +37,7 @@ from eleusis_lab.agent import Agent, Event
 from eleusis_lab.cards import Card, CardError, parse_card, standard_deck
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.rules import Context, RuleSyntaxError, parse
+from eleusis_lab.rules.complexity import complexity
 
 __all__ = [
     "END_REASONS",
@@ -533,6 +534,7 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     >>> record = play_classic("red(card)", [FirstCard(), FirstCard()], seed=0)
     >>> print(format_layout(record, columns=6))  # doctest: +ELLIPSIS
     classic Eleusis, seed 0, rule: red(card)
+    rule complexity: 2 nodes, 7.9 bits, 50% of faces right on average, 1 context classes
     ...
     position   0    1    2    3    4    5
     main      KH   6D   JD   3H   JH   9H
@@ -556,6 +558,7 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [
         f"{record.game} Eleusis, seed {record.seed}, rule: {record.rule}{name}",
+        f"rule complexity: {complexity(parse(record.rule))}",
         f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
         "wrong cards are under the main-line card they were played on; * = phase 2",
         "",

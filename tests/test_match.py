@@ -71,8 +71,11 @@ def test_json_round_trip_and_summary():
     assert MatchResult.from_json(result.to_json()) == result
     summary = result.summary()
     assert "total" in summary and "winner" in summary
-    # title, blank, legend, header, 6 games, blank, header, 3 participants
-    assert len(summary.splitlines()) == 2 + 2 + 6 + 1 + 1 + 3
+    # title, blank, legend, header, 6 games, blank, the rules dealt with their figures,
+    # blank, header, 3 participants
+    rules = len({game.rule for game in result.games})
+    assert len(summary.splitlines()) == 2 + 2 + 6 + 1 + 1 + 2 * rules + 1 + 1 + 3
+    assert summary.count("context classes") == rules
     # each game row shows one dealer score, marked, and the other participants' scores
     for game, row in zip(result.games, summary.splitlines()[4:10], strict=True):
         assert row.count("*") == 1 and f"{game.dealer_score:g}*" in row

@@ -33,6 +33,7 @@ from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.record import GameRecord, describe_agent
 from eleusis_lab.rules import Rule, parse
+from eleusis_lab.rules.complexity import complexity
 
 __all__ = ["MatchResult", "play_match"]
 
@@ -86,6 +87,10 @@ class MatchResult:
                 cells[who] = f"{game.player_scores[seat]:g} "
             shown = " ".join(f"{cell:>7}" for cell in cells)
             lines.append(f"{number:>4} {shown}  {game.rule}")
+        lines.append("")
+        lines.append("rules dealt:")
+        for rule in dict.fromkeys(game.rule for game in self.games):
+            lines.append(f"  {rule}\n    {complexity(parse(rule))}")
         lines.append("")
         lines.append(f"{'participant':>11}  {'agent':<20} {'total':>7}")
         for i, (agent, total) in enumerate(zip(self.participants, self.totals, strict=True)):

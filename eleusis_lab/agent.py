@@ -23,6 +23,7 @@ A complete agent that always plays its lowest card:
 
 from __future__ import annotations
 
+import abc
 import copy
 import functools
 import inspect
@@ -87,7 +88,7 @@ class Event:
     position: int
 
 
-class Agent:
+class Agent(abc.ABC):
     """Base class of all agents. Subclasses implement at least ``choose_play``."""
 
     #: Set to True only by agents that are allowed to know the rule (the oracle).
@@ -98,15 +99,15 @@ class Agent:
         self.info_ = info
         self.rng_ = rng
 
+    @abc.abstractmethod
     def choose_play(self, obs: Observation) -> Card:
         """Return one card of ``obs.hand`` to play."""
-        raise NotImplementedError(f"{type(self).__name__} must implement choose_play")
 
     def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
         """Probability that each of ``cards`` is right now; 0.5 for an agent that cannot tell."""
         return np.full(len(cards), 0.5)
 
-    def observe(self, event: Event) -> None:
+    def observe(self, event: Event) -> None:  # noqa: B027 - optional, not abstract
         """Learn from a public event. The default ignores it."""
 
     def propose_rule(self) -> tuple[str, float] | None:

@@ -101,6 +101,8 @@ def describe_agent(agent: Agent) -> dict[str, Any]:
     >>> class Lowest(Agent):
     ...     def __init__(self, depth=2):
     ...         self.depth = depth
+    ...     def choose_play(self, obs):
+    ...         return min(obs.hand)
     >>> describe_agent(Lowest())["params"]
     {'depth': 2}
     """

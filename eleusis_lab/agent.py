@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from eleusis_lab.cards import Card
+from eleusis_lab.rules.context import Context
 
 if TYPE_CHECKING:
     from eleusis_lab.rules import Rule
@@ -136,6 +137,62 @@ class Agent(abc.ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+class LearningAgent(Agent):
+    """An agent that learns the rule from labelled examples: (context, card, right).
+
+    It follows the main line from the starter and every public event, and hands each
+    play to `learn` with the context it was judged in. It plays the card that `predict`
+    rates most likely right, ties broken with the game's generator. Subclasses
+    implement `learn` and `predict_faces`.
+
+    Examples
+    --------
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> class CountingAgent(LearningAgent):
+    ...     "Rates a face by how often it was right, whatever the context."
+    ...     def start_game(self, info, rng):
+    ...         super().start_game(info, rng)
+    ...         self.right_ = np.ones(52)
+    ...         self.seen_ = np.full(52, 2.0)
+    ...     def learn(self, context, card, right):
+    ...         self.right_[card.face] += right
+    ...         self.seen_[card.face] += 1
+    ...     def predict_faces(self, context):
+    ...         return self.right_ / self.seen_
+    >>> record = play_classic("red(card)", [CountingAgent(), CountingAgent()], seed=0)
+    >>> len(record.events)
+    51
+    """
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.line_: list[Card] = [] if info.starter is None else [info.starter]
+        self.last_right_: bool | None = None
+
+    @abc.abstractmethod
+    def learn(self, context: Context, card: Card, right: bool) -> None:
+        """Learn that ``card`` was judged ``right`` (or not) in ``context``."""
+
+    @abc.abstractmethod
+    def predict_faces(self, context: Context) -> np.ndarray:
+        """Probability that each of the 52 faces is right in ``context``."""
+
+    def observe(self, event: Event) -> None:
+        self.learn(Context(tuple(self.line_), self.last_right_), event.card, event.right)
+        if event.right:
+            self.line_.append(event.card)
+        self.last_right_ = event.right
+
+    def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
+        probabilities = self.predict_faces(Context(obs.main_line, obs.last_play_right))
+        return np.array([probabilities[card.face] for card in cards], dtype=float)
+
+    def choose_play(self, obs: Observation) -> Card:
+        scores = self.predict(obs, list(obs.hand))
+        best = np.flatnonzero(scores == scores.max())
+        return obs.hand[int(best[self.rng_.integers(len(best))])]
 
 
 @functools.cache

@@ -94,6 +94,8 @@ class Agent(abc.ABC):
 
     #: Set to True only by agents that are allowed to know the rule (the oracle).
     sees_rule: bool = False
+    #: The games the agent can play (``GameInfo.game`` names); `check_agent` plays each.
+    games: tuple[str, ...] = ("classic",)
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         """Reset learned state for a new game; keep ``rng`` for random choices."""

@@ -98,6 +98,15 @@ def _build_parser() -> argparse.ArgumentParser:
     engine = bench.add_parser("engine", help="classic games per second")
     engine.add_argument("--games", type=int, default=2000)
     engine.set_defaults(run=_bench_engine)
+    agents = bench.add_parser("agents", help="compare agents over the catalog rules")
+    agents.add_argument("--agents", default="random,oracle", help="comma-separated agent names")
+    agents.add_argument("--games", type=int, default=3, help="seeds per rule")
+    agents.add_argument("--players", type=int, default=3)
+    agents.add_argument(
+        "--rules", nargs="+", metavar="RULE", help="catalog names or rule texts (default: all)"
+    )
+    agents.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
+    agents.set_defaults(run=_bench_agents)
     return parser
 
 
@@ -206,6 +215,19 @@ def _bench_engine(args) -> int:
     from eleusis_lab.bench import bench_engine
 
     bench_engine(games=args.games, verbose=True)
+    return 0
+
+
+def _bench_agents(args) -> int:
+    from eleusis_lab.bench import bench_agents
+
+    names = [name.strip() for name in args.agents.split(",")]
+    parse_agent_list(",".join(names))  # unknown names fail now, not after a long run
+    rules = [get_rule(rule) for rule in args.rules] if args.rules else None
+    table = bench_agents(names, rules, games=args.games, players=args.players, verbose=True)
+    if args.csv:
+        table.to_csv(args.csv)
+        print(f"written to {args.csv}")
     return 0
 
 

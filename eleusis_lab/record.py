@@ -8,6 +8,10 @@ the players would see the table at the end (`format_layout`).
 Cards are written as text, ``"10H"``; a card of the second deck of a two-deck game
 carries its copy as a suffix, ``"10H#1"``.
 
+An agent that raises, plays a card it may not play or overruns its time budget does not
+end the game: the engine records a `Fault` (who, what, where) in ``GameRecord.faults``
+and goes on by the rule of `eleusis_lab.games.classic.ClassicConfig`.
+
 Examples
 --------
 >>> from eleusis_lab.agent import Agent
@@ -25,8 +29,9 @@ True
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -41,9 +46,15 @@ from eleusis_lab.rules.complexity import complexity
 
 __all__ = [
     "END_REASONS",
+    "FAULT_CALLS",
+    "FAULT_KINDS",
+    "ILLEGAL_CARD",
     "NO_PLAYABLE_CARD",
+    "OVER_TIME",
     "PLAYER_OUT",
+    "RAISED",
     "TURN_CAP",
+    "Fault",
     "GameRecord",
     "RecordError",
     "card_from_text",
@@ -63,8 +74,21 @@ END_REASONS = {
     TURN_CAP: "the turn cap was hit",
 }
 
-#: Version of the JSON layout written by `GameRecord.to_json`.
-FORMAT_VERSION = 1
+#: What an agent did wrong (`Fault.kind`).
+RAISED = "raised"
+ILLEGAL_CARD = "illegal_card"
+OVER_TIME = "over_time"
+FAULT_KINDS = {
+    RAISED: "raised an exception",
+    ILLEGAL_CARD: "returned a card it may not play",
+    OVER_TIME: "took longer than the time budget to decide",
+}
+#: The agent methods a fault can happen in (`Fault.call`).
+FAULT_CALLS = ("start_game", "choose_play", "observe")
+
+#: Version of the JSON layout written by `GameRecord.to_json` (2 added ``faults``).
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 
 
 class RecordError(ValueError):
@@ -123,6 +147,63 @@ def _jsonable(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Fault:
+    """An agent's fault in a game: which agent, what it did, and where.
+
+    Attributes
+    ----------
+    seat : int
+        The seat of the faulty agent.
+    agent : str
+        Its class name.
+    kind : str
+        `RAISED` (an exception), `ILLEGAL_CARD` (``choose_play`` returned something
+        that is not one of the cards it may play now) or `OVER_TIME` (``choose_play``
+        took longer than ``ClassicConfig.decision_seconds``).
+    message : str
+        What happened, e.g. the exception's type and text.
+    event : int
+        Index in `GameRecord.events` of the play decided (``choose_play``) or of the
+        event observed (``observe``); 0 for ``start_game``.
+    phase : int
+        The phase of that event; 0 for ``start_game`` (at the deal).
+    call : str
+        The agent method at fault: ``"start_game"``, ``"choose_play"`` or ``"observe"``.
+
+    Examples
+    --------
+    >>> fault = Fault(1, "Cheat", ILLEGAL_CARD, "played Card('AS')", 4, 1, "choose_play")
+    >>> fault.substituted, Fault.from_dict(fault.to_dict()) == fault
+    (True, True)
+    """
+
+    seat: int
+    agent: str
+    kind: str
+    message: str
+    event: int
+    phase: int
+    call: str
+
+    @property
+    def substituted(self) -> bool:
+        """Whether the engine played a card in the agent's place (not for `OVER_TIME`)."""
+        return self.call == "choose_play" and self.kind != OVER_TIME
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fault as JSON-ready data."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fault:
+        """The inverse of `to_dict`."""
+        return cls(**{name: data[name] for name in _FAULT_FIELDS})
+
+
+_FAULT_FIELDS = ("seat", "agent", "kind", "message", "event", "phase", "call")
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """Everything about one game, enough to replay, check, score and lay it out.
 
@@ -163,6 +244,10 @@ class GameRecord:
         Number of phase-2 turns played.
     turn_cap_hit : bool
         Whether phase 2 was stopped by the turn cap.
+    rule_name : str or None
+        The rule's catalog name, if it has one.
+    faults : tuple of Fault
+        The agents' faults, in the order they happened; empty in a clean game.
     """
 
     game: str
@@ -183,6 +268,7 @@ class GameRecord:
     phase2_turns: int
     turn_cap_hit: bool
     rule_name: str | None = None
+    faults: tuple[Fault, ...] = ()
 
     @property
     def n_players(self) -> int:
@@ -230,6 +316,7 @@ class GameRecord:
             "phase2_end": self.phase2_end,
             "phase2_turns": self.phase2_turns,
             "turn_cap_hit": self.turn_cap_hit,
+            "faults": [fault.to_dict() for fault in self.faults],
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -241,9 +328,10 @@ class GameRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
         try:
             version = data.get("format")
-            if version != FORMAT_VERSION:
+            if version not in _READABLE_VERSIONS:
+                readable = " and ".join(map(str, _READABLE_VERSIONS))
                 raise RecordError(
-                    f"unknown game record format {version!r} (this version reads {FORMAT_VERSION})"
+                    f"unknown game record format {version!r} (this version reads {readable})"
                 )
 
             def cards(seq) -> tuple[Card, ...]:
@@ -273,6 +361,10 @@ class GameRecord:
                 phase2_end=data["phase2_end"],
                 phase2_turns=data["phase2_turns"],
                 turn_cap_hit=data["turn_cap_hit"],
+                # Format 1 predates faults: its games had none (a fault raised).
+                faults=tuple(
+                    Fault.from_dict(fault) for fault in (data["faults"] if version >= 2 else ())
+                ),
             )
         except KeyError as error:
             raise RecordError(
@@ -315,7 +407,10 @@ def replay(record: GameRecord) -> list[str]:
 
     Re-parses the rule, re-deals from the seed, replays every event (turn order, the
     card comes from the hand or wrong pile that holds it, position, verdict), re-derives
-    how phase 2 ended and the scores with `eleusis_lab.games.scoring`.
+    how phase 2 ended and the scores with `eleusis_lab.games.scoring`. Faults are checked
+    too: each names the seat and agent of its play, in order, and a substituted play is
+    the first card the agent could play (the rule of the engine, see
+    `eleusis_lab.games.classic.ClassicConfig`).
 
     Parameters
     ----------
@@ -339,6 +434,15 @@ def replay(record: GameRecord) -> list[str]:
     []
     >>> replay(record.replace(dealer_score=record.dealer_score + 1))[0]
     'dealer score: recorded 7, the wrong-card counts after phase 1 give 6'
+
+    A game with faults replays as well: the engine's substitutes are legal plays.
+
+    >>> class Clumsy(Agent):
+    ...     def choose_play(self, obs):
+    ...         return "the queen of hearts"
+    >>> record = play_classic("red(card)", [Clumsy(), FirstCard()], seed=0)
+    >>> len(record.faults), record.faults[0].kind, replay(record)
+    (26, 'illegal_card', [])
     """
     if record.game == "classic":
         return _replay_classic(record)
@@ -379,6 +483,12 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
         ):
             problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
 
+    problems += _check_faults(rec)
+    decided: dict[int, list[Fault]] = {}  # the choose_play faults, by the play they concern
+    for fault in rec.faults:
+        if fault.call == "choose_play":
+            decided.setdefault(fault.event, []).append(fault)
+
     hands = [list(hand) for hand in rec.deal]
     piles: list[list[Card]] = [[] for _ in range(n)]
     main = [rec.starter]
@@ -388,6 +498,20 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
 
     def where(e: Event) -> str:
         return f"event {k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
+
+    def check_faults_at(e: Event, offered: list[Card]) -> None:
+        # The engine plays the first card the agent could play in place of a faulty choice.
+        for fault in decided.get(k, ()):
+            if (fault.seat, fault.phase) != (e.seat, e.phase):
+                problems.append(
+                    f"{where(e)}: a {fault.kind} fault names seat {fault.seat} in phase"
+                    f" {fault.phase} for this play"
+                )
+            elif fault.substituted and e.card != offered[0]:
+                problems.append(
+                    f"{where(e)}: after a {fault.kind} fault the engine plays the first card"
+                    f" seat {e.seat} could play, {card_text(offered[0])}"
+                )
 
     def judge(e: Event) -> bool:
         # Follow the rule's verdict, not the recorded one, so one bad verdict is one report.
@@ -417,6 +541,7 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
         if e.card not in hands[seat]:
             problems.append(f"{where(e)}: seat {seat} does not hold that card in his hand")
             return problems
+        check_faults_at(e, hands[seat])
         hands[seat].remove(e.card)
         right = judge(e)
         if right:
@@ -461,6 +586,7 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
                     f"{where(e)}: seat {seat} does not hold that card (or tried it this turn)"
                 )
                 return problems
+            check_faults_at(e, untried)
             untried.remove(e.card)
             right = judge(e)
             if right:
@@ -512,10 +638,59 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
     return problems
 
 
+def _check_faults(rec: GameRecord) -> list[str]:
+    """What is wrong with the faults of a classic record, short of replaying the plays."""
+    problems: list[str] = []
+    n, events, previous = len(rec.deal), rec.events, 0
+    substituted: Counter[int] = Counter()
+    for i, fault in enumerate(rec.faults):
+        label = f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat})"
+        if fault.kind not in FAULT_KINDS:
+            problems.append(f"{label}: unknown kind {fault.kind!r}")
+        if fault.call not in FAULT_CALLS:
+            problems.append(f"{label}: unknown agent method {fault.call!r}")
+        elif fault.call != "choose_play" and fault.kind != RAISED:
+            problems.append(f"{label}: only choose_play can fault with {fault.kind!r}")
+        if not 0 <= fault.seat < n:
+            problems.append(f"{label}: there is no seat {fault.seat}")
+        elif fault.agent != rec.agents[fault.seat].get("name"):
+            problems.append(
+                f"{label}: names agent {fault.agent!r}, but seat {fault.seat} is"
+                f" {rec.agents[fault.seat].get('name')!r}"
+            )
+        if fault.call == "start_game":
+            if (fault.event, fault.phase) != (0, 0):
+                problems.append(f"{label}: a start_game fault is at event 0, phase 0")
+        elif not 0 <= fault.event < len(events):
+            problems.append(f"{label}: event {fault.event} is not in the record")
+        elif fault.call == "observe" and events[fault.event].phase != fault.phase:
+            problems.append(
+                f"{label}: event {fault.event} is in phase {events[fault.event].phase},"
+                f" not {fault.phase}"
+            )
+        if fault.event < previous:
+            problems.append(f"{label}: faults are not in the order of the events")
+        previous = fault.event
+        substituted[fault.event] += fault.substituted
+    problems += [
+        f"event {k}: {count} substituted plays recorded for one play"
+        for k, count in substituted.items()
+        if count > 1
+    ]
+    if rec.faults and rec.config.get("on_fault") == "raise":
+        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
+    if rec.config.get("decision_seconds") is None and any(
+        fault.kind == OVER_TIME for fault in rec.faults
+    ):
+        problems.append("an over_time fault is recorded, but the game had no time budget")
+    return problems
+
+
 # -- layout -------------------------------------------------------------------------------
 
 _CELL = 5  # a card of up to 3 characters, a phase-2 mark, a space
 _LABEL = 8
+_WIDTH = 100  # a terminal's width, for the lines that are not the table
 
 
 def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> str:
@@ -524,7 +699,9 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     The main line runs left to right, in blocks of ``columns`` cards; under each card,
     in its column, are the wrong cards that were played on it (``*`` marks a wrong card
     of phase 2, which went back to its player). A column longer than ``max_rows`` (a
-    long phase 2) shows its first cards and how many more there are.
+    long phase 2) shows its first cards and how many more there are. The agents' faults,
+    if any, follow the scores: per seat, method and kind, how many, at which events, and
+    the first one's message.
 
     Examples
     --------
@@ -561,7 +738,11 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     lines = [
         f"{record.game} Eleusis, seed {record.seed}, rule: {record.rule}{name}",
         f"rule complexity: {complexity(parse(record.rule))}",
-        f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
+        *textwrap.wrap(
+            f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
+            width=_WIDTH,
+            subsequent_indent=" " * len("options: "),
+        ),
         "wrong cards are under the main-line card they were played on; * = phase 2",
         "",
     ]
@@ -586,4 +767,30 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     lines.append(f"dealer score: {record.dealer_score}")
     reason = END_REASONS.get(record.phase2_end, record.phase2_end)
     lines.append(f"phase 2 ended after {record.phase2_turns} turns: {reason}")
+    lines += _fault_lines(record.faults)
     return "\n".join(lines)
+
+
+def _fault_lines(faults: tuple[Fault, ...]) -> list[str]:
+    """The faults grouped by seat, method and kind: a count, where, the first message."""
+    if not faults:
+        return []
+    groups: dict[tuple[int, str, str], list[Fault]] = {}
+    for fault in faults:
+        groups.setdefault((fault.seat, fault.call, fault.kind), []).append(fault)
+    note = " (each faulty choice replaced by the first card the player could play)"
+    lines = [f"faults: {len(faults)}{note if any(f.substituted for f in faults) else ''}"]
+    for (seat, call, kind), group in groups.items():
+        first = group[0]
+        if call == "start_game":
+            where = "at the deal"
+        else:
+            shown = ", ".join(str(fault.event) for fault in group[:4])
+            where = (
+                f"event{'s' if len(group) > 1 else ''} {shown}{', ...' if len(group) > 4 else ''}"
+            )
+        line = (
+            f"  seat {seat} {first.agent}: {call} {kind} x{len(group)} ({where}): {first.message}"
+        )
+        lines.append(line if len(line) <= _WIDTH else line[: _WIDTH - 3] + "...")
+    return lines

@@ -5,6 +5,7 @@ every event each of the 52 cards is in exactly one place, verdicts match the rul
 agents saw the true state, and the end of phase 2 and the scores follow from the plays.
 """
 
+import re
 from collections import Counter
 from itertools import chain
 
@@ -379,7 +380,7 @@ class Cheat(Agent):
 
 def test_playing_a_card_not_held_raises_agent_error():
     with pytest.raises(AgentError) as caught:
-        play_classic(RULES[0], [RandomAgent(), Cheat()], 0)
+        play_classic(RULES[0], [RandomAgent(), Cheat()], 0, ClassicConfig(on_fault="raise"))
     message = str(caught.value)
     assert "seat 1" in message and "Cheat" in message and "Card('" in message
     assert "not among the cards it may play" in message
@@ -391,7 +392,7 @@ def test_returning_a_non_card_raises_agent_error():
             return str(obs.hand[0])
 
     with pytest.raises(AgentError, match=r"seat 0 \(Words\(\)\) played '.*' \(a str\)"):
-        play_classic(RULES[0], [Words(), RandomAgent()], 0)
+        play_classic(RULES[0], [Words(), RandomAgent()], 0, ClassicConfig(on_fault="raise"))
 
 
 def test_a_card_equal_to_a_held_one_is_accepted():
@@ -434,3 +435,251 @@ def test_bad_config_values(kwargs):
 def test_bad_seed(seed):
     with pytest.raises(ConfigError, match="seed"):
         play_classic(RULES[0], [RandomAgent(), RandomAgent()], seed)
+
+
+# -- faults: an agent that breaks the interface does not bring down the game ---------------
+
+
+class Flaky(RandomAgent):
+    """Raises at every third decision; keeps the observations it raised on."""
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.decisions_ = 0
+        self.failed_on_ = []
+
+    def choose_play(self, obs):
+        self.decisions_ += 1
+        if self.decisions_ % 3 == 0:
+            self.failed_on_.append(obs)
+            raise ValueError(f"decision {self.decisions_}")
+        return super().choose_play(obs)
+
+
+class Stranger(RandomAgent):
+    """Returns a card it does not hold every other decision."""
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.offered_ = []
+
+    def choose_play(self, obs):
+        self.offered_.append(obs.hand)
+        if len(self.offered_) % 2:
+            return next(card for card in standard_deck() if card not in obs.hand)
+        return super().choose_play(obs)
+
+
+class NotACard(Agent):
+    def choose_play(self, obs):
+        return str(obs.hand[0])
+
+
+class Deaf(RandomAgent):
+    """Raises on every event it observes."""
+
+    def observe(self, event):
+        raise KeyError(f"cannot hear {event.card}")
+
+
+class NoStart(RandomAgent):
+    def start_game(self, info, rng):
+        raise RuntimeError("no start")
+
+
+def faults_of(record, seat):
+    return [fault for fault in record.faults if fault.seat == seat]
+
+
+def check_faulty_game(record, rule, config=DEFAULT):
+    """Scores and every invariant still hold; replay re-derives the game."""
+    from eleusis_lab.record import replay
+
+    check_record(record, rule, config=config)
+    assert replay(record) == []
+    for fault in record.faults:
+        assert fault.agent == record.agents[fault.seat]["name"]
+        if fault.call != "start_game":
+            assert record.events[fault.event].phase == fault.phase
+        if fault.call == "choose_play":
+            assert record.events[fault.event].seat == fault.seat
+
+
+@pytest.mark.parametrize("retry", [False, True])
+def test_an_agent_that_raises_is_replaced_by_its_first_card(retry):
+    config = ClassicConfig(retry_in_turn=retry, max_turns=60)
+    for seed in range(12):
+        agents = [RandomAgent(), Flaky(), RandomAgent()]
+        record = play_classic(RULES[1], agents, seed, config)
+        check_faulty_game(record, RULES[1], config)
+        faults = faults_of(record, 1)
+        assert len(faults) == len(record.faults) == len(agents[1].failed_on_) > 0
+        for fault, obs in zip(faults, agents[1].failed_on_, strict=True):
+            assert (fault.agent, fault.kind, fault.call) == ("Flaky", "raised", "choose_play")
+            assert fault.message.startswith("ValueError: decision ")
+            event = record.events[fault.event]
+            assert fault.phase == obs.phase == event.phase and event.seat == 1
+            assert event.card == obs.hand[0]  # the first card it could play
+            assert fault.substituted
+
+
+def test_a_card_not_held_is_recorded_and_replaced():
+    for seed in range(10):
+        agents = [Stranger(), RandomAgent()]
+        record = play_classic(RULES[0], agents, seed)
+        check_faulty_game(record, RULES[0])
+        faults = faults_of(record, 0)
+        illegal = [hand for i, hand in enumerate(agents[0].offered_) if i % 2 == 0]
+        assert len(faults) == len(record.faults) == len(illegal)
+        for fault, hand in zip(faults, illegal, strict=True):
+            assert (fault.agent, fault.kind, fault.call) == (
+                "Stranger",
+                "illegal_card",
+                "choose_play",
+            )
+            assert "which is not among the cards it may play now" in fault.message
+            assert record.events[fault.event].card == hand[0]
+        assert {f.phase for f in faults} == {1, 2} or record.phase2_turns == 0
+
+
+def test_a_non_card_is_an_illegal_card():
+    record = play_classic(RULES[2], [NotACard(), RandomAgent(), RandomAgent()], 4)
+    check_faulty_game(record, RULES[2])
+    faults = faults_of(record, 0)
+    assert faults and all(f.kind == "illegal_card" for f in faults)
+    assert re.search(r"played '\w+' \(a str\)", faults[0].message)
+
+    # "str(obs.hand[0])" names the card that the engine then plays: the same game as
+    # an agent that plays its first card.
+    class FirstCard(Agent):
+        def choose_play(self, obs):
+            return obs.hand[0]
+
+    clean = play_classic(RULES[2], [FirstCard(), RandomAgent(), RandomAgent()], 4)
+    assert clean.events == record.events and clean.player_scores == record.player_scores
+
+
+def test_over_time_keeps_the_card_and_records_the_fault():
+    budget = ClassicConfig(decision_seconds=1e-9)  # every decision is over it
+    for seed in range(6):
+        timed = play_classic(RULES[3], [RandomAgent(), OracleAgent(), RandomAgent()], seed, budget)
+        free = play_classic(RULES[3], [RandomAgent(), OracleAgent(), RandomAgent()], seed)
+        check_faulty_game(timed, RULES[3], budget)
+        # Results never depend on the machine's speed: the same plays and scores.
+        assert timed.events == free.events and timed.player_scores == free.player_scores
+        assert len(timed.faults) == len(timed.events)  # one per decision
+        for k, (fault, event) in enumerate(zip(timed.faults, timed.events, strict=True)):
+            assert (fault.seat, fault.event, fault.phase) == (event.seat, k, event.phase)
+            assert fault.kind == "over_time" and not fault.substituted
+            assert re.fullmatch(
+                r"took \S+ ms to choose a card; the budget is 1e-06 ms", fault.message
+            )
+        assert timed.config["decision_seconds"] == 1e-9
+
+
+def test_a_generous_budget_records_nothing():
+    config = ClassicConfig(decision_seconds=60.0)
+    record = play_classic(RULES[0], [RandomAgent(), RandomAgent()], 1, config)
+    assert record.faults == ()
+    check_faulty_game(record, RULES[0], config)
+
+
+def test_an_agent_that_raises_in_observe_misses_the_update_only():
+    agents = [Spy(), Deaf(), Spy()]
+    record = play_classic(RULES[4], agents, 5)
+    check_faulty_game(record, RULES[4])
+    assert len(record.faults) == len(record.events)  # one per event, all Deaf's
+    for k, fault in enumerate(record.faults):
+        assert (fault.seat, fault.agent, fault.kind, fault.call) == (1, "Deaf", "raised", "observe")
+        assert fault.event == k and fault.phase == record.events[k].phase
+        assert fault.message == f"KeyError: 'cannot hear {record.events[k].card}'"
+    assert agents[0].seen_ == agents[2].seen_ == list(record.events)  # the others still hear
+    same = play_classic(RULES[4], [Spy(), RandomAgent(), Spy()], 5)
+    assert same.events == record.events  # Deaf plays as a RandomAgent would
+
+
+def test_an_agent_that_raises_in_start_game_keeps_its_seat():
+    record = play_classic(RULES[0], [RandomAgent(), NoStart()], 2, ClassicConfig(max_turns=20))
+    check_faulty_game(record, RULES[0], ClassicConfig(max_turns=20))
+    first = record.faults[0]
+    assert (first.seat, first.agent, first.kind, first.call) == (
+        1,
+        "NoStart",
+        "raised",
+        "start_game",
+    )
+    assert (first.event, first.phase, first.message) == (0, 0, "RuntimeError: no start")
+    # Without its generator it raises at every decision: each play is substituted.
+    later = record.faults[1:]
+    assert len(later) == sum(e.seat == 1 for e in record.events)
+    assert all(f.call == "choose_play" and "AttributeError" in f.message for f in later)
+
+
+def test_faults_are_deterministic():
+    def lineup():
+        return [Flaky(), Stranger(), Deaf()]
+
+    config = ClassicConfig(retry_in_turn=True)
+    first = play_classic(RULES[5], lineup(), 9, config)
+    assert first.faults and first.to_json() == play_classic(RULES[5], lineup(), 9, config).to_json()
+
+
+def test_on_fault_raise_stops_at_the_first_fault():
+    stop = ClassicConfig(on_fault="raise")
+    with pytest.raises(ValueError, match="decision 3"):  # the agent's own exception
+        play_classic(RULES[0], [Flaky(), RandomAgent()], 0, stop)
+    with pytest.raises(AgentError, match=r"seat 1 \(Stranger\(\)\) played Card\('\w+'\), which"):
+        play_classic(RULES[0], [RandomAgent(), Stranger()], 0, stop)
+    with pytest.raises(KeyError, match="cannot hear"):
+        play_classic(RULES[0], [Deaf(), RandomAgent()], 0, stop)
+    with pytest.raises(RuntimeError, match="no start"):
+        play_classic(RULES[0], [NoStart(), RandomAgent()], 0, stop)
+    slow = ClassicConfig(on_fault="raise", decision_seconds=1e-9)
+    with pytest.raises(
+        AgentError, match=r"seat 0 \(RandomAgent\(\)\) took \S+ ms to choose a card"
+    ):
+        play_classic(RULES[0], [RandomAgent(), RandomAgent()], 0, slow)
+
+
+def test_keyboard_interrupt_is_not_a_fault():
+    class Interrupted(Agent):
+        def choose_play(self, obs):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        play_classic(RULES[0], [Interrupted(), RandomAgent()], 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.integers(2, 5),
+    rule=st.sampled_from(RULES),
+    hand_size=st.one_of(st.none(), st.integers(1, 7)),
+    retry=st.booleans(),
+    faulty=st.lists(st.sampled_from([Flaky, Stranger, NotACard, Deaf, NoStart]), max_size=3),
+)
+def test_faulty_games_keep_the_invariants(seed, n, rule, hand_size, retry, faulty):
+    config = ClassicConfig(hand_size=hand_size, retry_in_turn=retry, max_turns=30)
+    agents = [cls() for cls in faulty[:n]] + [RandomAgent() for _ in range(n - len(faulty[:n]))]
+    record = play_classic(rule, agents, seed, config)
+    check_faulty_game(record, rule, config)
+    assert [f.event for f in record.faults] == sorted(f.event for f in record.faults)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"on_fault": "ignore"},
+        {"on_fault": None},
+        {"decision_seconds": 0},
+        {"decision_seconds": -1.0},
+        {"decision_seconds": "1"},
+        {"decision_seconds": True},
+        {"decision_seconds": float("inf")},
+        {"decision_seconds": float("nan")},
+    ],
+)
+def test_bad_fault_options(kwargs):
+    with pytest.raises(ConfigError, match=next(iter(kwargs))):
+        ClassicConfig(**kwargs)

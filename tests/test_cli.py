@@ -116,3 +116,32 @@ def test_python_dash_m_runs_the_command():
     )
     assert result.returncode == 0
     assert result.stdout.splitlines()[-1].startswith("equivalent")
+
+
+def test_bench_agents_table_and_csv(capsys, tmp_path):
+    path = tmp_path / "agents.csv"
+    code, out, _ = run(
+        capsys, "bench", "agents", "--games", "1", "--rules", "suit_cycle", "--csv", str(path)
+    )
+    assert code == 0
+    header = out.splitlines()[1].split()
+    assert header == [
+        "games",
+        "wrong_per_game",
+        "accuracy_40",
+        "identified_30",
+        "plays_to_identify",
+        "ms_per_decision",
+    ]
+    rows = path.read_text().splitlines()
+    assert rows[0].startswith("agent,games") and {r.split(",")[0] for r in rows[1:]} == {
+        "random",
+        "oracle",
+    }
+    oracle = next(r for r in rows if r.startswith("oracle")).split(",")
+    assert float(oracle[3]) == 1.0  # the oracle predicts every verdict
+
+
+def test_bench_agents_unknown_agent_fails_fast(capsys):
+    code, _, err = run(capsys, "bench", "agents", "--agents", "random,nobody")
+    assert code == 2 and "unknown agent 'nobody'" in err

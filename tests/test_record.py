@@ -7,7 +7,7 @@ import pytest
 
 from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Event
-from eleusis_lab.cards import Card, parse_card
+from eleusis_lab.cards import Card, parse_card, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.record import (
     TURN_CAP,
@@ -55,7 +55,13 @@ def test_json_round_trip():
         "spec": "agents.simple:OracleAgent",
         "params": {"choice": "random"},
     }
-    assert data["config"] == {"hand_size": None, "retry_in_turn": False, "max_turns": 1000}
+    assert data["config"] == {
+        "hand_size": None,
+        "retry_in_turn": False,
+        "max_turns": 1000,
+        "on_fault": "substitute",
+        "decision_seconds": None,
+    }
 
 
 def test_save_and_load(tmp_path):
@@ -236,3 +242,159 @@ def test_layout_fits_a_terminal():
     for seed in range(10):
         layout = format_layout(game(seed, RULES[2]))
         assert max(len(line) for line in layout.splitlines()) <= 100
+
+
+# -- faults --------------------------------------------------------------------------------
+
+
+class Fumbles(RandomAgent):
+    """Raises at every fourth decision and plays a card it does not hold at every fifth."""
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.count_ = 0
+
+    def choose_play(self, obs):
+        self.count_ += 1
+        if self.count_ % 4 == 0:
+            raise ValueError("fumbled")
+        if self.count_ % 5 == 0:
+            return next(c for c in standard_deck() if c not in obs.hand)
+        return super().choose_play(obs)
+
+
+class Deaf(RandomAgent):
+    def observe(self, event):
+        if event.phase == 2:
+            raise KeyError("phase 2")
+
+
+def faulty_game(seed=3, config=None):
+    config = config or ClassicConfig(retry_in_turn=True, max_turns=50)
+    return play_classic(RULES[1], [Fumbles(), Deaf(), RandomAgent()], seed, config)
+
+
+def test_json_round_trip_keeps_faults(tmp_path):
+    record = faulty_game()
+    kinds = {(f.kind, f.call) for f in record.faults}
+    assert {("raised", "choose_play"), ("illegal_card", "choose_play")} <= kinds
+    again = GameRecord.from_json(record.to_json())
+    assert again == record and again.faults == record.faults
+    data = json.loads(record.to_json())
+    assert data["format"] == 2
+    first = record.faults[0]
+    assert data["faults"][0] == {
+        "seat": first.seat,
+        "agent": first.agent,
+        "kind": first.kind,
+        "message": first.message,
+        "event": first.event,
+        "phase": first.phase,
+        "call": first.call,
+    }
+    record.save(tmp_path / "faulty.json")
+    assert GameRecord.load(tmp_path / "faulty.json") == record
+
+
+def test_a_format_1_record_reads_with_no_faults():
+    data = json.loads(game().to_json())
+    data["format"] = 1
+    del data["faults"]
+    record = GameRecord.from_dict(data)
+    assert record.faults == () and record == game()
+
+
+def test_replay_accepts_games_with_faults():
+    for seed in range(20):
+        config = ClassicConfig(retry_in_turn=seed % 2 == 1, max_turns=10 + seed)
+        record = faulty_game(seed, config)
+        assert record.faults
+        assert replay(record) == []
+        assert replay(GameRecord.from_json(record.to_json())) == []
+
+
+def substituted_fault(record):
+    return next(f for f in record.faults if f.substituted)
+
+
+def test_replay_finds_a_substitute_that_is_not_the_first_card():
+    record = faulty_game()
+    fault = substituted_fault(record)
+    event = record.events[fault.event]
+    held = record.deal[event.seat] if event.phase == 1 else record.wrong_after_phase1[event.seat]
+    # Another card of the same verdict, so that only the substitution rule is broken.
+    other = next(
+        e.card
+        for e in record.events[fault.event + 1 :]
+        if e.seat == event.seat
+        and e.phase == event.phase
+        and e.right == event.right
+        and e.card in held
+        and e.card != event.card
+    )
+    problems = replay(tamper_event(record, fault.event, card=other))
+    assert problems and problems[0].startswith(f"event {fault.event} ")
+    assert f"after a {fault.kind} fault the engine plays the first card" in problems[0]
+
+
+def tamper_fault(record, index, **changes):
+    faults = list(record.faults)
+    faults[index] = replace(faults[index], **changes)
+    return record.replace(faults=tuple(faults))
+
+
+def test_replay_finds_tampered_faults():
+    record = faulty_game()
+    index = record.faults.index(substituted_fault(record))
+    fault = record.faults[index]
+    other_seat = (fault.seat + 1) % 3
+    problems = replay(
+        tamper_fault(record, index, seat=other_seat, agent=record.agents[other_seat]["name"])
+    )
+    assert any(f"fault names seat {other_seat}" in p for p in problems)
+    problems = replay(tamper_fault(record, index, agent="Somebody"))
+    assert problems == [
+        f"fault {index} ({fault.kind} in choose_play, seat {fault.seat}): names agent"
+        f" 'Somebody', but seat {fault.seat} is '{fault.agent}'"
+    ]
+    problems = replay(tamper_fault(record, index, event=len(record.events) + 5))
+    assert any("is not in the record" in p for p in problems)
+    problems = replay(tamper_fault(record, index, kind="sulked"))
+    assert any("unknown kind 'sulked'" in p for p in problems)
+    problems = replay(tamper_fault(record, 0, call="observe", kind="illegal_card"))
+    assert any("only choose_play can fault with 'illegal_card'" in p for p in problems)
+    problems = replay(record.replace(faults=tuple(reversed(record.faults))))
+    assert any("not in the order of the events" in p for p in problems)
+
+
+def test_replay_checks_faults_against_the_options():
+    record = faulty_game()
+    raising = record.replace(config={**record.config, "on_fault": "raise"})
+    assert "with on_fault='raise' a fault ends the game" in replay(raising)[-1]
+    slow = play_classic(
+        RULES[0], [RandomAgent(), RandomAgent()], 1, ClassicConfig(decision_seconds=1e-9)
+    )
+    assert replay(slow) == []
+    unbudgeted = slow.replace(config={**slow.config, "decision_seconds": None})
+    assert replay(unbudgeted) == ["an over_time fault is recorded, but the game had no time budget"]
+
+
+def test_layout_lists_the_faults_under_the_scores():
+    record = faulty_game()
+    lines = format_layout(record).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("faults: "))
+    assert lines[start - 1].startswith("phase 2 ended after")
+    assert lines[start] == (
+        f"faults: {len(record.faults)} (each faulty choice replaced by the first card the"
+        " player could play)"
+    )
+    raised = [f for f in record.faults if f.kind == "raised" and f.call == "choose_play"]
+    row = next(line for line in lines[start:] if "choose_play raised" in line)
+    assert row.startswith(f"  seat 0 Fumbles: choose_play raised x{len(raised)} (events ")
+    assert row.endswith("ValueError: fumbled")
+    observe = next(line for line in lines[start:] if "observe raised" in line)
+    assert (
+        observe.startswith("  seat 1 Deaf: observe raised x") and "KeyError: 'phase 2'" in observe
+    )
+    assert max(len(line) for line in lines) <= 100
+    assert "faults" not in format_layout(game())

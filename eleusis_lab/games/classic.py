@@ -13,6 +13,11 @@ Turn order: seats 0..N-1 in turn, cyclically (seat 0 sits left of the dealer). P
 skips seats whose hand is empty; phase 2 goes on with the seat after the last phase-1
 player, so the rotation is never broken.
 
+Faults: an agent that raises, plays a card it may not play or overruns a time budget
+does not bring down a batch. The game records the fault (`eleusis_lab.record.Fault`)
+and goes on by the rule documented in `ClassicConfig` (``on_fault="raise"`` stops it
+instead, for debugging an agent).
+
 Examples
 --------
 >>> from eleusis_lab.agent import Agent
@@ -28,9 +33,11 @@ True
 
 from __future__ import annotations
 
+import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from time import perf_counter
 
 import numpy as np
 
@@ -39,18 +46,25 @@ from eleusis_lab.cards import Card, format_cards, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.record import (
+    ILLEGAL_CARD,
     NO_PLAYABLE_CARD,
+    OVER_TIME,
     PLAYER_OUT,
+    RAISED,
     TURN_CAP,
+    Fault,
     GameRecord,
     describe_agent,
 )
 from eleusis_lab.rules import Context, Rule, parse
 
-__all__ = ["AgentError", "ClassicConfig", "GAME", "classic_deal", "play_classic"]
+__all__ = ["AgentError", "ClassicConfig", "GAME", "ON_FAULT", "classic_deal", "play_classic"]
 
 GAME = "classic"
 _DECK = tuple(standard_deck())
+#: What the engine does when an agent faults (`ClassicConfig.on_fault`).
+ON_FAULT = ("substitute", "raise")
+_MESSAGE_LENGTH = 300  # a fault message keeps this much of an exception's text
 
 
 @dataclass(frozen=True)
@@ -67,16 +81,49 @@ class ClassicConfig:
         turn, until one is right or he has tried them all. Default: the turn passes.
     max_turns : int
         Cap on the number of phase-2 turns, a safety net; reaching it is recorded.
+    on_fault : {"substitute", "raise"}
+        What an agent's fault does to the game (see below). ``"raise"`` stops the game
+        at the first fault, for debugging an agent: an exception of the agent goes up
+        unchanged, an illegal card or a decision over time raises `AgentError`.
+    decision_seconds : float or None
+        Time budget of one ``choose_play`` call, in seconds; ``None``: no limit.
+
+    Notes
+    -----
+    The fault rule, with ``on_fault="substitute"`` (the default), so that one faulty
+    agent cannot bring down a batch of games. Each fault is recorded as a
+    `eleusis_lab.record.Fault` in ``GameRecord.faults`` (seat, agent, kind, message, event
+    index, phase, method), and the game goes on:
+
+    - ``choose_play`` raises, or returns something that is not one of the cards it may
+      play now (``obs.hand``): the engine plays ``obs.hand[0]``, the first card offered,
+      in its place. The choice is deterministic and free, draws on no random stream (the
+      deal and the agents' generators are untouched), and `eleusis_lab.record.replay`
+      can check it exactly; as hands are dealt from a shuffled deck, in phase 1 it is a
+      random card of the hand as far as the rule is concerned. The substitute is a
+      legal play, so verdicts and scores follow as usual.
+    - ``choose_play`` returns a legal card but takes longer than ``decision_seconds``:
+      the card is played and the fault only recorded, so that the plays and scores
+      never depend on the speed of the machine. (An illegal card that also came late is
+      two faults, over time and illegal, and is replaced.)
+    - ``start_game`` or ``observe`` raises: recorded; the agent keeps its seat and the
+      game goes on (a failed ``observe`` is that agent's loss of one update; the other
+      agents still observe the event).
+
+    Only ``Exception`` is caught: ``KeyboardInterrupt`` and ``SystemExit`` stop a game.
 
     Examples
     --------
-    >>> ClassicConfig(hand_size=7).to_dict()
-    {'hand_size': 7, 'retry_in_turn': False, 'max_turns': 1000}
+    >>> ClassicConfig(hand_size=7).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'hand_size': 7, 'retry_in_turn': False, 'max_turns': 1000, 'on_fault': 'substitute',
+     'decision_seconds': None}
     """
 
     hand_size: int | None = None
     retry_in_turn: bool = False
     max_turns: int = 1000
+    on_fault: str = "substitute"
+    decision_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if self.hand_size is not None and not (_is_int(self.hand_size) and self.hand_size >= 1):
@@ -87,6 +134,18 @@ class ClassicConfig:
             raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
         if not isinstance(self.retry_in_turn, bool):
             raise ConfigError(f"retry_in_turn must be True or False, got {self.retry_in_turn!r}")
+        if self.on_fault not in ON_FAULT:
+            raise ConfigError(f"on_fault must be 'substitute' or 'raise', got {self.on_fault!r}")
+        budget = self.decision_seconds
+        if budget is not None and not (
+            isinstance(budget, numbers.Real)
+            and not isinstance(budget, bool)
+            and math.isfinite(budget)
+            and budget > 0
+        ):
+            raise ConfigError(
+                f"decision_seconds must be None or a number of seconds > 0, got {budget!r}"
+            )
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `GameRecord`)."""
@@ -152,12 +211,85 @@ def _check_agents(agents: Sequence[Agent]) -> list[Agent]:
     return agents
 
 
-def _not_offered(seat: int, agent: Agent, card: object, offered: tuple[Card, ...]) -> AgentError:
-    what = repr(card) if isinstance(card, Card) else f"{card!r} (a {type(card).__name__})"
-    return AgentError(
-        f"seat {seat} ({agent!r}) played {what}, which is not among the cards it may play"
+def _not_offered(card: object, offered: tuple[Card, ...]) -> str:
+    what = (
+        repr(card) if isinstance(card, Card) else f"{_text(repr, card)} (a {type(card).__name__})"
+    )
+    return (
+        f"played {_shorten(what)}, which is not among the cards it may play"
         f" now: {format_cards(offered) or 'none'}"
     )
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _MESSAGE_LENGTH else text[: _MESSAGE_LENGTH - 3] + "..."
+
+
+def _text(show: Callable[[object], str], value: object) -> str:
+    # A fault's message must not raise a fault of its own (a broken __repr__ or __str__).
+    try:
+        return show(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
+
+
+def _exception_text(error: Exception) -> str:
+    return _shorten(f"{type(error).__name__}: {_text(str, error)}")
+
+
+class _Faults:
+    """The faults of one game, and what the engine does about each (`ClassicConfig`)."""
+
+    def __init__(self, agents: list[Agent], config: ClassicConfig, events: list[Event]):
+        self.agents = agents
+        self.stop = config.on_fault == "raise"
+        self.budget = config.decision_seconds
+        self.events = events  # the game's list: its length is the next event's index
+        self.faults: list[Fault] = []
+
+    def add(self, seat: int, kind: str, message: str, event: int, phase: int, call: str) -> None:
+        name = type(self.agents[seat]).__name__
+        self.faults.append(Fault(seat, name, kind, message, event, phase, call))
+
+    def raised(self, seat: int, phase: int, offered: tuple[Card, ...], error: Exception) -> Card:
+        """choose_play raised (the caller re-raises when on_fault is "raise")."""
+        self.add(seat, RAISED, _exception_text(error), len(self.events), phase, "choose_play")
+        return offered[0]
+
+    def illegal(self, seat: int, phase: int, offered: tuple[Card, ...], card: object) -> Card:
+        message = _not_offered(card, offered)
+        if self.stop:
+            raise AgentError(f"seat {seat} ({self.agents[seat]!r}) {message}")
+        self.add(seat, ILLEGAL_CARD, message, len(self.events), phase, "choose_play")
+        return offered[0]
+
+    def timed(
+        self, seat: int, choose: Callable[[Observation], Card]
+    ) -> Callable[[Observation], Card]:
+        """``choose`` (an agent's choose_play), recording the decisions over the budget."""
+        budget = self.budget
+
+        def timed_choose(obs: Observation) -> Card:
+            started = perf_counter()
+            card = choose(obs)
+            seconds = perf_counter() - started
+            if seconds > budget:
+                message = (
+                    f"took {seconds * 1e3:.3g} ms to choose a card; the budget is"
+                    f" {budget * 1e3:.3g} ms"
+                )
+                if self.stop:  # goes up through the engine's `raise`, as an AgentError
+                    raise AgentError(f"seat {seat} ({self.agents[seat]!r}) {message}")
+                self.add(seat, OVER_TIME, message, len(self.events), obs.phase, "choose_play")
+            return card
+
+        return timed_choose
+
+    def not_observed(self, observers: list, observe: object, error: Exception) -> None:
+        """An observe call raised (the caller re-raises when on_fault is "raise")."""
+        seat = next(i for i, each in enumerate(observers) if each is observe)
+        event = self.events[-1]
+        self.add(seat, RAISED, _exception_text(error), len(self.events) - 1, event.phase, "observe")
 
 
 def play_classic(
@@ -187,7 +319,9 @@ def play_classic(
     Raises
     ------
     AgentError
-        When an agent plays a card it may not play now, naming the seat, agent and card.
+        Only with ``config.on_fault="raise"``: when an agent plays a card it may not play
+        now (naming the seat, agent and card) or decides over the time budget. By
+        default faults are recorded and the game goes on (see `ClassicConfig`).
     ConfigError
         For fewer than 2 agents, a shared agent object, a bad seed or hand size.
 
@@ -214,19 +348,30 @@ def play_classic(
     starter, hands, unused = _deal(np.random.default_rng(sequence), n, config.hand_size)
     agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
     deal = tuple(map(tuple, hands))
+    events: list[Event] = []
+    faults = _Faults(agents, config, events)
+    stop = faults.stop
     for seat, agent in enumerate(agents):
         info = GameInfo(GAME, seat, n, deal[seat], starter, rule if type(agent).sees_rule else None)
-        agent.start_game(info, agent_rngs[seat])
+        try:
+            agent.start_game(info, agent_rngs[seat])
+        except Exception as error:
+            if stop:
+                raise
+            faults.add(seat, RAISED, _exception_text(error), 0, 0, "start_game")
 
     # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
     # piles map face -> card (one deck: a face is one card; dicts keep the order), so
     # that checking and removing a played card costs one lookup, not a scan.
     choose = [agent.choose_play for agent in agents]
+    if config.decision_seconds is not None:
+        # Timed choices are wrapped once here: untimed games pay nothing for the budget,
+        # and faults cost them only a try block (free until something is raised).
+        choose = [faults.timed(seat, method) for seat, method in enumerate(choose)]
     observers = [agent.observe for agent in agents]
     legal_mask = rule.legal_mask
     main: tuple[Card, ...] = (starter,)
     last_right: bool | None = None
-    events: list[Event] = []
     held_hands = [{card.face: card for card in hand} for hand in deal]
     piles: list[dict[int, Card]] = [{} for _ in range(n)]
     pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
@@ -237,11 +382,15 @@ def play_classic(
         hand = held_hands[seat]
         if hand:
             offered = tuple(hand.values())
-            card = choose[seat](
-                Observation(GAME, seat, 1, offered, main, tuple(pile_view), last_right)
-            )
+            obs = Observation(GAME, seat, 1, offered, main, tuple(pile_view), last_right)
+            try:
+                card = choose[seat](obs)
+            except Exception as error:
+                if stop:
+                    raise
+                card = faults.raised(seat, 1, offered, error)
             if not isinstance(card, Card) or hand.get(card.face) != card:
-                raise _not_offered(seat, agents[seat], card, offered)
+                card = faults.illegal(seat, 1, offered, card)
             face = card.face
             del hand[face]
             right = bool((legal_mask(Context(main, last_right)) >> face) & 1)
@@ -254,7 +403,12 @@ def play_classic(
             last_right = right
             events.append(event)
             for observe in observers:
-                observe(event)
+                try:
+                    observe(event)
+                except Exception as error:
+                    if stop:
+                        raise
+                    faults.not_observed(observers, observe, error)
             to_play -= 1
         seat = (seat + 1) % n
     wrong_after_phase1 = tuple(pile_view)
@@ -279,11 +433,15 @@ def play_classic(
         untried = pile
         while True:
             offered = pile_view[seat] if untried is pile else tuple(untried.values())
-            card = choose[seat](
-                Observation(GAME, seat, 2, offered, main, tuple(pile_view), last_right)
-            )
+            obs = Observation(GAME, seat, 2, offered, main, tuple(pile_view), last_right)
+            try:
+                card = choose[seat](obs)
+            except Exception as error:
+                if stop:
+                    raise
+                card = faults.raised(seat, 2, offered, error)
             if not isinstance(card, Card) or untried.get(card.face) != card:
-                raise _not_offered(seat, agents[seat], card, offered)
+                card = faults.illegal(seat, 2, offered, card)
             face = card.face
             right = bool((mask >> face) & 1)
             event = Event(seat, card, 2, right, len(main) - 1)
@@ -295,7 +453,12 @@ def play_classic(
             last_right = right
             events.append(event)
             for observe in observers:
-                observe(event)
+                try:
+                    observe(event)
+                except Exception as error:
+                    if stop:
+                        raise
+                    faults.not_observed(observers, observe, error)
             if right or not retry:
                 break
             # The option of RULES.md 1.5: try another card in the same turn.
@@ -329,4 +492,5 @@ def play_classic(
         phase2_end=end,
         phase2_turns=turns,
         turn_cap_hit=end == TURN_CAP,
+        faults=tuple(faults.faults),
     )

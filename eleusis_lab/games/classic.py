@@ -376,21 +376,35 @@ def play_classic(
     piles: list[dict[int, Card]] = [{} for _ in range(n)]
     pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
 
+    def ask(seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[int, Card]) -> Card:
+        """The seat's card, or the first offered card after a recorded fault."""
+        obs = Observation(GAME, seat, phase, offered, main, tuple(pile_view), last_right)
+        try:
+            card = choose[seat](obs)
+        except Exception as error:
+            if stop:
+                raise
+            card = faults.raised(seat, phase, offered, error)
+        if not isinstance(card, Card) or allowed.get(card.face) != card:
+            card = faults.illegal(seat, phase, offered, card)
+        return card
+
+    def announce(event: Event) -> None:
+        events.append(event)
+        for observe in observers:
+            try:
+                observe(event)
+            except Exception as error:
+                if stop:
+                    raise
+                faults.not_observed(observers, observe, error)
+
     # -- phase 1: every card of every hand is played once ---------------------------
     seat, to_play = 0, sum(len(hand) for hand in deal)
     while to_play:
         hand = held_hands[seat]
         if hand:
-            offered = tuple(hand.values())
-            obs = Observation(GAME, seat, 1, offered, main, tuple(pile_view), last_right)
-            try:
-                card = choose[seat](obs)
-            except Exception as error:
-                if stop:
-                    raise
-                card = faults.raised(seat, 1, offered, error)
-            if not isinstance(card, Card) or hand.get(card.face) != card:
-                card = faults.illegal(seat, 1, offered, card)
+            card = ask(seat, 1, tuple(hand.values()), hand)
             face = card.face
             del hand[face]
             right = bool((legal_mask(Context(main, last_right)) >> face) & 1)
@@ -401,14 +415,7 @@ def play_classic(
                 piles[seat][face] = card
                 pile_view[seat] += (card,)
             last_right = right
-            events.append(event)
-            for observe in observers:
-                try:
-                    observe(event)
-                except Exception as error:
-                    if stop:
-                        raise
-                    faults.not_observed(observers, observe, error)
+            announce(event)
             to_play -= 1
         seat = (seat + 1) % n
     wrong_after_phase1 = tuple(pile_view)
@@ -433,15 +440,7 @@ def play_classic(
         untried = pile
         while True:
             offered = pile_view[seat] if untried is pile else tuple(untried.values())
-            obs = Observation(GAME, seat, 2, offered, main, tuple(pile_view), last_right)
-            try:
-                card = choose[seat](obs)
-            except Exception as error:
-                if stop:
-                    raise
-                card = faults.raised(seat, 2, offered, error)
-            if not isinstance(card, Card) or untried.get(card.face) != card:
-                card = faults.illegal(seat, 2, offered, card)
+            card = ask(seat, 2, offered, untried)
             face = card.face
             right = bool((mask >> face) & 1)
             event = Event(seat, card, 2, right, len(main) - 1)
@@ -451,14 +450,7 @@ def play_classic(
                 held &= ~(1 << face)
                 main += (card,)
             last_right = right
-            events.append(event)
-            for observe in observers:
-                try:
-                    observe(event)
-                except Exception as error:
-                    if stop:
-                        raise
-                    faults.not_observed(observers, observe, error)
+            announce(event)
             if right or not retry:
                 break
             # The option of RULES.md 1.5: try another card in the same turn.

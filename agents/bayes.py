@@ -326,6 +326,8 @@ class BayesAgent(LearningAgent):
         """One hypothesis drawn from the posterior (None: the fallback was drawn)."""
         post = self._posterior()
         weights = post.weights
+        if not len(weights):  # every hypothesis is far below the fallback
+            return None
         # Two levels (blocks, then one block) cost one pass instead of a full cumsum.
         starts = np.arange(0, len(weights), _BLOCK)
         blocks = np.cumsum(np.add.reduceat(weights, starts), dtype=np.float64)

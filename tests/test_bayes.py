@@ -15,6 +15,7 @@ from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import play_classic
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import Grammar, build_space
+from eleusis_lab.testing import check_agent
 
 # Six hypotheses: true, false, red(card), face(card), not red(card), not face(card).
 TINY = Grammar(
@@ -215,6 +216,28 @@ def test_rules_outside_the_grammar_and_games_without_a_starter():
     agent.observe(Event(1, parse_card("QH"), 1, True, -1))
     assert agent.history_ == [(-1, True)]
     assert agent.predict_faces(Context(())) == pytest.approx(np.full(52, 2 / 3))
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_rule_outside_the_grammar_leaves_the_fallback(policy):
+    # None of the six hypotheses of TINY alternates colours: after a game, "none of the
+    # above" outweighs them all by far, and the agent still plays and predicts.
+    agent = BayesAgent(TINY, 6, policy=policy)
+    play_classic("color(card) != color(last)", [agent, RandomAgent(), RandomAgent()], seed=5)
+    probabilities, fallback = agent.posterior()
+    assert fallback > 0.99
+    assert agent.propose_rule() is None
+    assert agent.identified_mass(parse("red(card)")) < 0.01
+    hand = tuple(parse_cards("2C 5D 9H"))
+    obs = Observation("classic", 0, 2, hand, (STARTER,), ((), (), ()), True)
+    assert agent.choose_play(obs) in hand
+    assert np.isfinite(agent.predict(obs, list(hand))).all()
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_passes_the_agent_conformance_suite(policy):
+    report = check_agent(BayesAgent(**SMALL, policy=policy))
+    assert "check_propose_rule" in report.passed
 
 
 def test_parameters_follow_the_estimator_contract():

@@ -160,9 +160,30 @@ def test_rules_outside_the_grammar_are_not_found():
 
 
 def test_the_space_stops_at_max_bits():
-    space = build_space("standard", 10**6, max_bits=20, cache=False)
-    assert space.bits.max() < 21
-    assert len(space) < 1000
+    space = build_space("standard", 10**6, max_bits=20.5, cache=False)
+    assert space.bits.max() < 20.5
+    assert len(space) == len(build_space("standard", 10**6, max_bits=21, cache=False)) - sum(
+        20.5 <= bits < 21 for bits in build_space("standard", 10**6, max_bits=21).bits
+    )
+
+
+def test_a_small_grammar_stops_when_it_has_every_behaviour():
+    # Only the colours of card and last: 4 cases, so 2 ** 4 behaviours at most, even
+    # though ever longer sums of colours keep making new numbers.
+    colours = Grammar(
+        name="colours",
+        features=("color",),
+        predicates=("red",),
+        int_predicates=(),
+        numbers=(0, 1),
+        constants=(),
+        comparisons=("==",),
+        arithmetic=("+",),
+        moduli=(),
+        functions=(),
+    )
+    space = build_space(colours, 1000, max_bits=None, cache=False)
+    assert len(space) == 16
 
 
 def test_disk_cache_round_trip(tmp_path, monkeypatch):

@@ -297,6 +297,7 @@ GRAMMARS: dict[str, Grammar] = {
     "verdict": Grammar(name="verdict", constants=_RANK_NAMES, last_play_right=True),
 }
 DEFAULT_GRAMMAR = "standard"
+DEFAULT_MAX_BITS = 64.0
 
 
 def get_grammar(grammar: str | Grammar | None = None) -> Grammar:
@@ -573,6 +574,7 @@ class _Enumerator:
         self.hyp_keys = np.zeros(0, np.uint64)  # sorted distinct verdict keys
         self._setup_leaves()
         self._setup_sets()
+        self.max_behaviours = self._count_behaviours()
 
     # -- leaves ---------------------------------------------------------------------
 
@@ -610,6 +612,29 @@ class _Enumerator:
                 masks[i] |= 1 << v
         self.set_masks = masks
         self.set_negated = np.array([neg for _, neg in self.sets], bool)
+
+    def _count_behaviours(self) -> float:
+        """How many behaviours the grammar can have at most: 2 ** (probe classes).
+
+        Every expression is computed probe by probe from the leaves, so two probes where
+        all leaves agree get the same verdict from every rule. A grammar reading only the
+        suits of ``card`` and ``last`` has 16 such classes, hence 65,536 behaviours.
+        """
+        columns = []
+        for kind, leaves in (("int", self.int_leaves), ("bool", self.bool_leaves)):
+            for op in np.unique(leaves[0]):  # the row functions take one operation at a time
+                ops, args, a, bits = (x[leaves[0] == op] for x in leaves)
+                batch = _Batch(kind, ops, a, -1, -1, args, bits, bits)
+                if kind == "int":
+                    rows = self.int_rows(batch)[0].astype(np.int32)
+                    columns.append(rows[:, self.int_of_probe] if self.expand else rows)
+                else:
+                    rows = self.bool_rows(batch)
+                    flags = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")
+                    columns.append(flags.reshape(-1, self.width * 64)[:, : self.n_probes])
+        leaves = np.concatenate(columns)
+        classes = len(np.unique(leaves.T, axis=0))
+        return 2.0**classes if classes < 1000 else math.inf
 
     # -- rows -----------------------------------------------------------------------
 
@@ -892,7 +917,7 @@ class _Enumerator:
     def run(self, max_hypotheses: int, max_bits: float) -> None:
         start = time.perf_counter()
         band = int(min(self.int_leaves[3].min(initial=99), self.bool_leaves[3].min()))
-        while band <= max_bits:
+        while band < max_bits:
             pending = {"int": [], "bool": []}
             generated = 0
             for batch in self.candidates(band):
@@ -908,7 +933,9 @@ class _Enumerator:
                     f"+{new_ints:,} numbers, +{new_bools:,} true/false, "
                     f"{len(self.hyp_keys):,} hypotheses, {time.perf_counter() - start:.1f} s"
                 )
-            if len(self.hyp_keys) >= max_hypotheses or band > self._exhausted_after():
+            if len(self.hyp_keys) >= min(max_hypotheses, self.max_behaviours):
+                break
+            if band > self._exhausted_after():
                 break
             band += 1
 
@@ -1247,7 +1274,7 @@ def _set_node(grammar: Grammar, item: Node, index: int) -> Node:
 def build_space(
     grammar: str | Grammar | None = None,
     max_hypotheses: int = 100_000,
-    max_bits: float | None = None,
+    max_bits: float | None = DEFAULT_MAX_BITS,
     *,
     cache: bool = True,
     progress: Callable[[str], None] | None = None,
@@ -1260,8 +1287,11 @@ def build_space(
         A preset name of `GRAMMARS` or a `Grammar`; the default is ``"standard"``.
     max_hypotheses : int
         How many distinct behaviours to keep, simplest first.
-    max_bits : float, optional
-        Stop earlier: only formulas of fewer bits (whole bands of 1 bit).
+    max_bits : float or None
+        Keep only behaviours whose shortest formula has fewer bits. The default, 64,
+        stops small grammars from searching for ever longer formulas: a game of about
+        100 plays, each telling about one bit at most, cannot single out a rule much
+        longer than that. None: no limit.
     cache : bool
         Reuse a space built before, in this process or on disk (see `cache_dir`).
     progress : callable, optional
@@ -1320,7 +1350,8 @@ def _build(grammar, max_hypotheses, max_bits, progress) -> HypothesisSpace:
     if (bools.verdict_keys2 != bools.verdict_keys2[first][inverse]).any():
         raise HashCollision("two verdict vectors share a hash")
     mass = np.bincount(inverse.ravel(), weights=bools.mass)
-    order = np.argsort(first, kind="stable")[:max_hypotheses]  # by bits: stores are sorted
+    order = np.argsort(first, kind="stable")  # by bits: the stores are sorted
+    order = order[bools.bits[first[order]] < max_bits][:max_hypotheses]
     rep = first[order]
     n = len(rep)
     table = np.zeros((enum.n_probes, -(-n // 8)), np.uint8)

@@ -86,6 +86,18 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--json", metavar="PATH", help="write the game record (or match) as JSON")
     play.add_argument("--match", action="store_true", help="play a match: everyone deals twice")
+    play.add_argument(
+        "--retry-in-turn", action="store_true", help="phase 2: try another card after a wrong one"
+    )
+    play.add_argument(
+        "--on-fault",
+        choices=["substitute", "raise"],
+        default="substitute",
+        help="an agent that fails: record it and play its first card, or stop",
+    )
+    play.add_argument(
+        "--decision-seconds", type=float, metavar="S", help="time budget per decision"
+    )
     play.set_defaults(run=_play)
 
     replay = commands.add_parser("replay", help="re-check a game record")
@@ -163,7 +175,7 @@ def _rules_equiv(args) -> int:
 
 
 def _play(args) -> int:
-    from eleusis_lab.games.classic import play_classic
+    from eleusis_lab.games.classic import ClassicConfig, play_classic
     from eleusis_lab.games.match import play_match
     from eleusis_lab.record import format_layout
 
@@ -174,9 +186,14 @@ def _play(args) -> int:
     if len(names) != count:
         raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
     agents = parse_agent_list(",".join(names))
+    config = ClassicConfig(
+        retry_in_turn=args.retry_in_turn,
+        on_fault=args.on_fault,
+        decision_seconds=args.decision_seconds,
+    )
     if args.match:
         rules = get_rule(args.rule) if args.rule else acceptable_rules()
-        result = play_match(agents, seed=args.seed, rules=rules)
+        result = play_match(agents, seed=args.seed, rules=rules, config=config)
         print(result.summary())
         if args.json:
             _write(args.json, result.to_json())
@@ -186,7 +203,7 @@ def _play(args) -> int:
     else:
         choices = acceptable_rules()
         rule = choices[np.random.default_rng(args.seed).integers(len(choices))]
-    record = play_classic(rule, agents, seed=args.seed)
+    record = play_classic(rule, agents, seed=args.seed, config=config)
     print(format_layout(record))
     if args.json:
         _write(args.json, record.to_json())

@@ -145,3 +145,34 @@ def test_bench_agents_table_and_csv(capsys, tmp_path):
 def test_bench_agents_unknown_agent_fails_fast(capsys):
     code, _, err = run(capsys, "bench", "agents", "--agents", "random,nobody")
     assert code == 2 and "unknown agent 'nobody'" in err
+
+
+def test_play_records_faults_under_a_time_budget(capsys, tmp_path):
+    path = tmp_path / "game.json"
+    code, out, _ = run(
+        capsys,
+        "play",
+        "--agents",
+        "random,random",
+        "--rule",
+        "red(card)",
+        "--seed",
+        "2",
+        "--decision-seconds",
+        "1e-9",
+        "--retry-in-turn",
+        "--json",
+        str(path),
+    )
+    record = json.loads(path.read_text())
+    assert code == 0 and "over_time" in out
+    # every decision runs over a nanosecond; the agents' own cards are kept
+    assert {fault["kind"] for fault in record["faults"]} == {"over_time"}
+    assert record["config"]["retry_in_turn"] is True
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and out.startswith("OK")
+
+
+def test_play_rejects_a_negative_time_budget(capsys):
+    code, _, err = run(capsys, "play", "--rule", "red(card)", "--decision-seconds", "-1")
+    assert code == 2 and "decision_seconds must be None or a number of seconds > 0" in err

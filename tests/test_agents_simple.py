@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from watching import Watch
 
 from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import GameInfo, Observation, clone
@@ -18,19 +19,6 @@ RULES = [
         "rank(card) != rank(last) and suit(card) != suit(prev)",
     )
 ]
-
-
-class Watch:
-    """Mixin that keeps every observation and choice."""
-
-    def start_game(self, info, rng):
-        super().start_game(info, rng)
-        self.choices_ = []
-
-    def choose_play(self, obs):
-        card = super().choose_play(obs)
-        self.choices_.append((obs, card))
-        return card
 
 
 class WatchedRandom(Watch, RandomAgent):

@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
+from watching import Watch
 
 from agents.learners import DecisionTreeAgent, SklearnAgent
 from agents.simple import RandomAgent
@@ -38,19 +39,6 @@ AGENTS = {
     "forest": forest,
     "explore": lambda: DecisionTreeAgent(explore=0.3),
 }
-
-
-class Watch:
-    """Mixin that keeps every observation and choice."""
-
-    def start_game(self, info, rng):
-        super().start_game(info, rng)
-        self.choices_ = []
-
-    def choose_play(self, obs):
-        card = super().choose_play(obs)
-        self.choices_.append((obs, card))
-        return card
 
 
 class WatchedTree(Watch, DecisionTreeAgent):

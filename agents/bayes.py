@@ -68,11 +68,12 @@ from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, g
 
 __all__ = ["POLICIES", "PRIORS", "BayesAgent"]
 
-POLICIES = ("greedy", "info_gain", "mix", "thompson")
+POLICIES = ("greedy", "info_gain", "lookahead", "mix", "thompson")
 PRIORS = ("bits", "shortest", "uniform")
 _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
 _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
+_LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
 
 
 class _Posterior:
@@ -89,7 +90,7 @@ class _Posterior:
 
 def _entropy(p: np.ndarray) -> np.ndarray:
     """Binary entropy in bits."""
-    p = np.clip(p, 1e-12, 1 - 1e-12)
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
@@ -123,6 +124,8 @@ class BayesAgent(LearningAgent):
     history_ : list of (int, bool)
         Each play seen: its probe index in the space (-1 outside it) and its verdict.
     """
+
+    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(
         self,
@@ -307,10 +310,50 @@ class BayesAgent(LearningAgent):
             scores = _entropy(p_right)
         elif self.policy == "mix":
             scores = (1 - self.mix) * p_right + self.mix * _entropy(p_right)
+        elif self.policy == "lookahead":
+            scores = _entropy(p_right) + p_right * self._next_gain(context, hand)
         else:
             scores = self._thompson_scores(context, hand, p_right)
         best = np.flatnonzero(scores >= scores.max() - _TIE)
         return hand[int(best[self.rng_.integers(len(best))])]
+
+    def _next_gain(self, context: Context, hand: list[Card]) -> np.ndarray:
+        """For each card, the mean information gain of a play after it, if it is right.
+
+        The verdict of a card tells about the rule, but a right card also opens a new
+        context (it becomes the last card): some contexts split the hypotheses still
+        in the running, some do not. This is the mean, over the faces that can follow,
+        of the verdict's entropy there, under the posterior conditioned on the card
+        being right; computed on the ``_LOOKAHEAD`` most probable hypotheses.
+        """
+        index = self.space_.context_index(context)
+        post = self._posterior()
+        gain = np.zeros(len(hand))
+        if index is None or not len(post.weights):
+            return gain
+        k = min(_LOOKAHEAD, len(post.weights))
+        top = np.argpartition(-post.weights, k - 1)[:k]
+        hypotheses = top if post.active is None else post.active[top]
+        keep = hypotheses < len(self.space_)
+        hypotheses, weights = hypotheses[keep], post.weights[top[keep]]
+        byte, shift = hypotheses >> 3, (hypotheses & 7).astype(np.uint8)
+        table, faces = self.space_.table, np.arange(N_FACES)
+        for i, card in enumerate(hand):
+            after = self.space_.context_index(Context((*context.main_line, card), True))
+            if after is None:
+                continue
+            says_right = (table[index * N_FACES + card.face, byte] >> shift) & 1
+            conditioned = weights * says_right
+            total = conditioned.sum()
+            if total <= 0:
+                continue
+            nexts = (table[after * N_FACES + faces[:, None], byte] >> shift) & 1
+            p_next = (nexts.astype(np.float32) @ conditioned) / total
+            playable = faces != card.face  # the card just played is on the line
+            if context.main_line:
+                playable &= faces != context.main_line[-1].face
+            gain[i] = _entropy(p_next[playable]).mean()
+        return gain
 
     def _thompson_scores(self, context: Context, hand: list[Card], p_right) -> np.ndarray:
         index = self.space_.context_index(context)

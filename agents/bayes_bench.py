@@ -140,8 +140,12 @@ def game_equivalents(space: HypothesisSpace, rule: Rule, starter: Card) -> np.nd
     """Which hypotheses agree with ``rule`` on every context a game from ``starter`` reaches.
 
     Contexts are explored as in `eleusis_lab.rules.reach` (cards are never used up), from
-    the starter, after right and wrong plays. A hypothesis outside this set can be told
-    from the rule in that game; one inside cannot, whatever is played.
+    the starter, after right and wrong plays; in each, the last card and the one before
+    it cannot be played (a classic game has one deck and they are on the main line), so
+    ``suit(card) == suit(last) or rank(card) == rank(last)`` cannot be told from
+    ``(rank(card) == rank(last)) == (suit(card) != suit(last))``: they differ only on
+    the last card itself. A hypothesis outside this set can be told from the rule in
+    that game; one inside cannot, whatever is played.
     """
     truth = rule.evaluate_keys(space.slots, space.contexts)
     column = {slot: i for i, slot in enumerate(space.slots)}
@@ -167,8 +171,13 @@ def game_equivalents(space: HypothesisSpace, rule: Rule, starter: Card) -> np.nd
     differ = np.zeros(space.table.shape[1], np.uint8)
     for here in seen:
         rows = space.table[here * N_FACES : (here + 1) * N_FACES]
-        right = truth[here][:, None]
-        differ |= np.bitwise_or.reduce(np.where(right, ~rows, rows), axis=0)
+        disagree = np.where(truth[here][:, None], ~rows, rows)
+        # One deck: the last card and the one before it are on the main line, in no hand.
+        row = space.contexts[here]
+        for slot in ("last", "prev"):
+            if slot in column and row[column[slot]] != NO_CARD:
+                disagree[row[column[slot]]] = 0
+        differ |= np.bitwise_or.reduce(disagree, axis=0)
     return np.unpackbits(~differ, bitorder="little")[: len(space)].astype(bool)
 
 
@@ -215,8 +224,8 @@ def identification(
     grammar: str | Grammar = "standard",
     max_hypotheses: int = 100_000,
     policy: str = "mix",
-    noise: float = 0.02,
-    fallback: float = 0.05,
+    noise: float = 1e-5,
+    fallback: float = 0.01,
     prior: str = "bits",
     mix: float = 0.5,
     rules: Iterable[str] | None = None,

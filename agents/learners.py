@@ -121,6 +121,8 @@ class SklearnAgent(LearningAgent):
     True
     """
 
+    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
+
     def __init__(
         self,
         estimator: Any = None,

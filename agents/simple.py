@@ -43,6 +43,8 @@ class RandomAgent(Agent):
     True
     """
 
+    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
+
     def choose_play(self, obs: Observation) -> Card:
         hand = obs.hand
         return hand[int(self.rng_.integers(len(hand)))]
@@ -75,6 +77,7 @@ class OracleAgent(Agent):
     """
 
     sees_rule = True
+    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(self, choice: str = "random"):
         self.choice = choice
@@ -96,6 +99,58 @@ class OracleAgent(Agent):
         if self.choice == "first":
             return pool[0]
         return pool[int(self.rng_.integers(len(pool)))]
+
+    def declare_rule(self, obs: Observation) -> str:
+        """The rule it was told: found on the first turn of a solo game."""
+        return self.rule_.text
+
+    def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
+        """New Eleusis: the longest string of right cards it holds (up to 4), else "no play".
+
+        A right string sheds the most cards; with no right card, "no play" is true
+        and gives a hand 4 cards smaller. The search for a string tries each face once
+        per step and stops after 200 steps (then plays the longest string found).
+        """
+        hand = list(obs.hand)
+        if self.choice == "random":
+            hand = [hand[i] for i in self.rng_.permutation(len(hand)).tolist()]
+        string = self._longest_string(obs, hand)
+        return tuple(string) if string else None
+
+    def _longest_string(self, obs: Observation, hand: list[Card], limit: int = 4) -> list[Card]:
+        """Depth-first, each face once per step (copies are alike), at most 200 steps."""
+        legal = self.rule_.legal_mask
+        best: list[Card] = []
+        steps = 0
+
+        def extend(line: tuple[Card, ...], string: list[Card], rest: list[Card]) -> None:
+            nonlocal best, steps
+            if len(string) > len(best):
+                best = string
+            if len(string) == limit or steps >= 200:
+                return
+            mask = legal(Context(line, obs.last_play_right if not string else True))
+            tried = 0
+            for i, card in enumerate(rest):
+                bit = 1 << card.face
+                if mask & bit and not tried & bit:
+                    tried |= bit
+                    steps += 1
+                    extend((*line, card), [*string, card], rest[:i] + rest[i + 1 :])
+                    if len(best) == limit:
+                        return
+
+        extend(tuple(obs.main_line), [], hand)
+        return best
+
+    def declare_prophet(self, obs: Observation) -> bool:
+        """New Eleusis: become the Prophet whenever it may, unless it holds 4 cards or fewer.
+
+        Its calls are always right (the defaults of `call_play` and `call_no_play` ask
+        `predict`, which knows the rule), so it is never overthrown; with 4 cards or
+        fewer it would rather go out.
+        """
+        return len(obs.hand) > 4
 
     def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
         """1.0 for the cards that are right now, 0.0 for the others."""

@@ -63,6 +63,14 @@ class Observation:
     Eleusis, its wrong cards). ``wrong_cards[seat]`` are the cards each player has
     face up in front of him, ``last_play_right`` the verdict of the previous play
     (``None`` before the first play).
+
+    The fields after these have defaults; New Eleusis fills them in (other games leave
+    them empty). There ``phase`` is 2 in sudden death, ``wrong_cards[seat]`` are the
+    hands the seat set aside after a true "no play", ``side_line[i]`` the wrong cards
+    under main-line card ``i``, ``hand_sizes`` every seat's hand (the Prophet's hand
+    set aside included), ``prophet`` the Prophet's seat, ``marker`` the cards played
+    when his marker went down, ``cards_played`` the cards played so far (main and side
+    line, not the starter) and ``expelled`` the seats expelled, in order.
     """
 
     game: str
@@ -72,6 +80,12 @@ class Observation:
     main_line: tuple[Card, ...]
     wrong_cards: tuple[tuple[Card, ...], ...]
     last_play_right: bool | None
+    side_line: tuple[tuple[Card, ...], ...] = ()
+    hand_sizes: tuple[int, ...] = ()
+    prophet: int | None = None
+    marker: int | None = None
+    cards_played: int = 0
+    expelled: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,13 @@ class Event:
 
     ``position`` is the index in the main line of the card the play was judged
     against (the last card then), so that a wrong card can be laid out under it.
+
+    ``kind`` tells what ``right`` means. ``"play"`` (classic games, and New Eleusis
+    plays of one card or right strings): the card's own verdict. New Eleusis also
+    has ``"string"``, a card of a wrong string of 2 to 4 cards: the string was wrong,
+    which card failed is not told; ``"set_aside"``, a card of a hand set aside after a
+    true "no play" (wrong at ``position``, never played); and ``"dealer"``, the right
+    card the dealer played from the seat's hand after a false "no play".
     """
 
     seat: int
@@ -87,6 +108,7 @@ class Event:
     phase: int
     right: bool
     position: int
+    kind: str = "play"
 
 
 class Agent(abc.ABC):
@@ -116,6 +138,111 @@ class Agent(abc.ABC):
     def propose_rule(self) -> tuple[str, float] | None:
         """The agent's best guess of the rule and its confidence, or ``None``."""
         return None
+
+    #: The confidence from which the default `declare_rule` declares (2/3, see there).
+    declare_confidence: float = 2 / 3
+
+    def declare_rule(self, obs: Observation) -> str | None:
+        """The solo game asks after each play: rule text to declare now, or ``None``.
+
+        A correct declaration ends the game; a wrong one (or text that does not parse)
+        costs 2 points and the game goes on (RULES.md section 6). The default declares
+        the text of `propose_rule` when its confidence ``p`` is at least
+        `declare_confidence`, and never a text it already declared in this game (in
+        solo the game only goes on after a wrong declaration).
+
+        Why 2/3: found on turn ``k`` the score is ``31 - k``, so waiting a turn costs
+        at most 1 point, while a wrong declaration costs 2 and the game goes on as if it
+        had not been made. Against any way of going on, declaring now gains at least
+        ``p * 1 - (1 - p) * 2`` (the most waiting can gain is a sure find next turn),
+        which is >= 0 when ``p >= 2/3``; on the last turn the gain is exactly that.
+        Below 2/3 declaring pays only if the agent learns slowly, which it cannot know,
+        so the default waits. An agent whose confidence is calibrated (the probability
+        that the proposal is right) thus never declares at a loss.
+
+        Examples
+        --------
+        >>> class Sure(Agent):
+        ...     def choose_play(self, obs):
+        ...         return obs.hand[0]
+        ...     def propose_rule(self):
+        ...         return ("red(card)", 0.7)
+        >>> agent = Sure()
+        >>> agent.declare_rule(None), agent.declare_rule(None)  # never the same text twice
+        ('red(card)', None)
+        """
+        proposal = self.propose_rule()
+        if proposal is None:
+            return None
+        text, confidence = proposal
+        # The texts declared in this game; start_game sets a new info_ for each game.
+        info = getattr(self, "info_", None)
+        declared = getattr(self, "declared_", None)
+        if declared is None or declared[0] is not info:
+            declared = self.declared_ = (info, set())
+        if confidence < self.declare_confidence or text in declared[1]:
+            return None
+        declared[1].add(text)
+        return text
+
+    # -- New Eleusis (RULES.md section 5): defaults that let every agent play it --------
+
+    #: The confidence of `propose_rule` from which the default `declare_prophet` says yes.
+    prophet_confidence: float = 0.9
+
+    def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
+        """New Eleusis: 1 to 4 distinct cards of ``obs.hand`` to play in order, or ``None``.
+
+        ``None`` declares "no play" (none of its cards is right). The default plays the
+        single card `choose_play` returns, so it never declares "no play".
+        """
+        return (self.choose_play(obs),)
+
+    def declare_prophet(self, obs: Observation) -> bool:
+        """New Eleusis, asked right after its play when it may: become the Prophet?
+
+        The default says yes when `propose_rule` gives a confidence of at least
+        `prophet_confidence` (0.9): a Prophet scores a bonus per card played after his
+        marker, and an overthrow (a wrong call) costs him 5 cards and the bonus.
+        Agents whose ``propose_rule`` returns ``None`` never declare.
+        """
+        proposal = self.propose_rule()
+        return proposal is not None and proposal[1] >= self.prophet_confidence
+
+    def call_play(self, obs: Observation, cards: tuple[Card, ...]) -> bool:
+        """New Eleusis, the Prophet's call: is the string ``cards`` right on ``obs.main_line``?
+
+        The default calls it right when `predict` rates each card right (>= 0.5) on
+        the main line extended by the cards before it.
+
+        Examples
+        --------
+        >>> from eleusis_lab.cards import parse_cards
+        >>> class Reds(Agent):
+        ...     def choose_play(self, obs):
+        ...         return obs.hand[0]
+        ...     def predict(self, obs, cards):
+        ...         return np.array([float(card.is_red) for card in cards])
+        >>> obs = Observation("new-eleusis", 0, 1, (), tuple(parse_cards("2C")), (), None)
+        >>> Reds().call_play(obs, tuple(parse_cards("3H 4D"))), Reds().call_play(
+        ...     obs, tuple(parse_cards("3H 4S")))
+        (True, False)
+        """
+        from dataclasses import replace
+
+        for i, card in enumerate(cards):
+            after = obs if i == 0 else replace(obs, main_line=obs.main_line + cards[:i])
+            if not float(np.asarray(self.predict(after, [card]))[0]) >= 0.5:
+                return False
+        return True
+
+    def call_no_play(self, obs: Observation, hand: tuple[Card, ...]) -> bool:
+        """New Eleusis, the Prophet's call of a "no play": is none of ``hand`` right?
+
+        ``hand`` is the declaring player's hand, shown to everyone. The default calls
+        the declaration true when `predict` rates every card of it below 0.5.
+        """
+        return not bool((np.asarray(self.predict(obs, list(hand)), dtype=float) >= 0.5).any())
 
     # -- scikit-learn style parameters ---------------------------------------------
 
@@ -182,6 +309,9 @@ class LearningAgent(Agent):
         """Probability that each of the 52 faces is right in ``context``."""
 
     def observe(self, event: Event) -> None:
+        if event.kind == "string":  # New Eleusis: a wrong string's cards have no own verdict
+            self.last_right_ = False
+            return
         self.learn(Context(tuple(self.line_), self.last_right_), event.card, event.right)
         if event.right:
             self.line_.append(event.card)

@@ -24,7 +24,16 @@ from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.catalog import catalog
 
-__all__ = ["bench_agents", "bench_engine", "main"]
+__all__ = [
+    "bench_agents",
+    "bench_engine",
+    "bench_solo",
+    "format_solo_table",
+    "main",
+    "rule_families",
+    "solo_games",
+    "summarize_solo",
+]
 
 
 def bench_engine(
@@ -220,5 +229,228 @@ def format_agent_table(table, rules: int, games: int, players: int) -> str:
     head = (
         f"classic games, {players} players of one agent, {rules} rules x {games} seeds;"
         " seat 0 is measured"
+    )
+    return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")
+
+
+# -- the solo benchmark -----------------------------------------------------------------
+
+#: The per-agent columns of `bench_solo`, in order.
+SOLO_COLUMNS = (
+    "games",
+    "success",
+    "mean_score",
+    "mean_floored_score",
+    "mean_found_turn",
+    "wrong_declarations",
+    "ms_per_decision",
+)
+
+
+def rule_families() -> dict[str, str]:
+    """Each catalog rule's family: the section of ``catalog.toml`` it is listed under.
+
+    Examples
+    --------
+    >>> families = rule_families()
+    >>> families["red_only"], families["suit_cycle"]
+    ('1. One card on its own', '2. One feature of the card against the last card')
+    """
+    import re
+    from importlib.resources import files
+
+    text = files("eleusis_lab.rules").joinpath("catalog.toml").read_text(encoding="utf-8")
+    heading = re.compile(r"^# -- (\d+\. .+?) -*$")
+    name = re.compile(r'^name\s*=\s*"([^"]+)"')
+    families, family = {}, "other"
+    for line in text.splitlines():
+        if found := heading.match(line):
+            family = found.group(1)
+        elif found := name.match(line):
+            families[found.group(1)] = family
+    return families
+
+
+def _timed_solo(agent: Agent) -> list[float]:
+    """Patch ``agent`` (a fresh copy) to add the time of its game calls to a counter."""
+    spent = [0.0]
+
+    def timed(method):
+        def call(*args):
+            start = time.perf_counter()
+            try:
+                return method(*args)
+            finally:
+                spent[0] += time.perf_counter() - start
+
+        return call
+
+    for name in ("choose_play", "observe", "declare_rule"):
+        setattr(agent, name, timed(getattr(agent, name)))
+    return spent
+
+
+def solo_games(
+    agents: Sequence[str | Agent] = ("random", "oracle"),
+    rules: Sequence[Rule | str] | None = None,
+    seeds: Sequence[int] = (0, 1),
+    progress: bool = False,
+    config=None,
+):
+    """Play the solo benchmark (RULES.md section 6): one row per agent, rule and seed.
+
+    Parameters
+    ----------
+    agents : sequence of str or Agent
+        Registered names or ``module:Class`` specs (a fresh agent per game), or agents
+        (each game plays a `eleusis_lab.agent.clone`).
+    rules : sequence of Rule or str, optional
+        Catalog names, rule texts or rules; default: the acceptable catalog rules
+        (`eleusis_lab.rules.catalog.acceptable_rules`), the rules a dealer may pick.
+    seeds : sequence of int
+        The game seeds played for every agent and rule.
+    progress : bool
+        Show a progress bar (tqdm) over the games.
+    config : SoloConfig, optional
+        The game's options; the benchmark's when omitted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``agent``, ``rule`` (catalog name, else text), ``family`` (`rule_families`,
+        ``"other"`` outside the catalog), ``seed``, ``success``, ``found_turn`` (NaN when
+        not found), ``turns``, ``wrong_declarations``, ``score``, ``floored_score``,
+        ``end``, ``faults``, ``seconds`` (the agent's time in ``choose_play``, ``observe``
+        and ``declare_rule``) and ``decisions`` (turns played).
+
+    Examples
+    --------
+    >>> games = solo_games(["oracle"], rules=["red_only", "suit(card) != spades"], seeds=[0])
+    >>> games[["agent", "rule", "success", "found_turn", "score"]]
+        agent                  rule  success  found_turn  score
+    0  oracle              red_only     True         1.0     30
+    1  oracle  suit(card) != spades     True         1.0     30
+    """
+    import pandas as pd
+
+    from eleusis_lab.agent import clone
+    from eleusis_lab.games.solo import play_solo
+    from eleusis_lab.rules.catalog import acceptable_rules, get_rule
+
+    pool = [get_rule(r) if isinstance(r, str) else r for r in (rules or acceptable_rules())]
+    families = rule_families()
+    jobs = [(agent, rule, seed) for agent in agents for rule in pool for seed in seeds]
+    if progress:
+        from tqdm.auto import tqdm
+
+        jobs = tqdm(jobs, desc="solo games", unit="game")
+    rows = []
+    for agent, rule, seed in jobs:
+        player = make_agent(agent) if isinstance(agent, str) else clone(agent)
+        spent = _timed_solo(player)
+        record = play_solo(rule, player, seed, config)
+        rows.append(
+            {
+                "agent": agent if isinstance(agent, str) else repr(agent),
+                "rule": rule.name or rule.text,
+                "family": families.get(rule.name, "other"),
+                "seed": seed,
+                "success": record.success,
+                "found_turn": float(record.found_turn) if record.success else float("nan"),
+                "turns": record.turns,
+                "wrong_declarations": record.wrong_declarations,
+                "score": record.score,
+                "floored_score": record.floored_score,
+                "end": record.end,
+                "faults": len(record.faults),
+                "seconds": spent[0],
+                "decisions": record.turns,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def summarize_solo(games, by: str | Sequence[str] = "agent"):
+    """Sum up a table of `solo_games` per agent (or per any columns, e.g. family).
+
+    Returns a DataFrame indexed by ``by`` with the columns `SOLO_COLUMNS`: ``games``,
+    ``success`` (the success rate), ``mean_score``, ``mean_floored_score``,
+    ``mean_found_turn`` (over the games where the rule was found), ``wrong_declarations``
+    (mean per game) and ``ms_per_decision`` (the agent's time per turn, its update and
+    declaration included).
+
+    Examples
+    --------
+    >>> games = solo_games(["oracle", "random"], rules=["red_only"], seeds=[0, 1])
+    >>> table = summarize_solo(games)
+    >>> table["success"].to_dict(), table["mean_floored_score"].to_dict()
+    ({'oracle': 1.0, 'random': 0.0}, {'oracle': 30.0, 'random': 0.0})
+    """
+    import pandas as pd
+
+    keys = [by] if isinstance(by, str) else list(by)
+    rows = []
+    for key, group in games.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "games": len(group),
+                "success": float(group["success"].mean()),
+                "mean_score": float(group["score"].mean()),
+                "mean_floored_score": float(group["floored_score"].mean()),
+                "mean_found_turn": float(group["found_turn"].mean()),
+                "wrong_declarations": float(group["wrong_declarations"].mean()),
+                "ms_per_decision": 1000 * group["seconds"].sum() / max(group["decisions"].sum(), 1),
+            }
+        )
+    return pd.DataFrame(rows, columns=[*keys, *SOLO_COLUMNS]).set_index(keys)
+
+
+def bench_solo(
+    agents: Sequence[str | Agent] = ("random", "oracle"),
+    rules: Sequence[Rule | str] | None = None,
+    seeds: Sequence[int] = (0, 1),
+    progress: bool = False,
+    config=None,
+    verbose: bool = False,
+):
+    """The solo benchmark: per-agent success rate and scores over the catalog rules.
+
+    Plays `solo_games` (every agent, rule and seed) and sums it up with
+    `summarize_solo`. For the per-game table as well, call those two yourself:
+    ``games = solo_games(...)``, then ``summarize_solo(games)`` per agent and
+    ``summarize_solo(games, ["agent", "family"])`` per agent and rule family.
+
+    Parameters
+    ----------
+    agents, rules, seeds, progress, config
+        As in `solo_games` (default rules: the acceptable catalog rules).
+    verbose : bool
+        Print the table (`format_solo_table`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per agent, the columns `SOLO_COLUMNS`.
+
+    Examples
+    --------
+    >>> table = bench_solo(["oracle"], rules=["red_only", "suit_cycle"], seeds=[0])
+    >>> table.loc["oracle", ["games", "success", "mean_score", "wrong_declarations"]].tolist()
+    [2.0, 1.0, 30.0, 0.0]
+    """
+    games = solo_games(agents, rules, seeds, progress, config)
+    table = summarize_solo(games)
+    if verbose:
+        print(format_solo_table(table, games["rule"].nunique(), len(seeds)))
+    return table
+
+
+def format_solo_table(table, rules: int, seeds: int) -> str:
+    """The table of `bench_solo` (or of `summarize_solo`) for a terminal."""
+    head = (
+        f"solo benchmark (RULES.md 6), {rules} rules x {seeds} seeds;"
+        " score: 30 - (turn found - 1) - 2 x wrong declarations, floored at 0"
     )
     return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")

@@ -61,6 +61,8 @@ __all__ = [
     "card_text",
     "describe_agent",
     "format_layout",
+    "load_record",
+    "read_record",
     "replay",
 ]
 
@@ -399,6 +401,36 @@ class GameRecord:
             raise RecordError(f"{path}: {error}") from None
 
 
+def read_record(text: str) -> Any:
+    """A record of any game from its JSON text, whatever the game.
+
+    A `GameRecord` (classic, four-to-eight), or for Delphi a
+    `eleusis_lab.games.delphi.DelphiRecord`; raises `RecordError` on anything else.
+
+    >>> read_record('{"format": 2, "game": "classic"}')
+    Traceback (most recent call last):
+    ...
+    eleusis_lab.record.RecordError: not a game record: the field 'rule' is missing
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"not a game record: invalid JSON ({error})") from None
+    if isinstance(data, dict) and data.get("game") == "delphi":
+        from eleusis_lab.games.delphi import DelphiRecord
+
+        return DelphiRecord.from_dict(data)
+    return GameRecord.from_json(text)
+
+
+def load_record(path: str | Path) -> Any:
+    """Read a record of any game saved as JSON (see `read_record`)."""
+    try:
+        return read_record(Path(path).read_text(encoding="utf-8"))
+    except RecordError as error:
+        raise RecordError(f"{path}: {error}") from None
+
+
 # -- replay -------------------------------------------------------------------------------
 
 
@@ -446,6 +478,14 @@ def replay(record: GameRecord) -> list[str]:
     """
     if record.game == "classic":
         return _replay_classic(record)
+    if record.game == "four-to-eight":
+        from eleusis_lab.games.four_to_eight import replay_four_to_eight
+
+        return replay_four_to_eight(record)
+    if record.game == "delphi":  # a `eleusis_lab.games.delphi.DelphiRecord`
+        from eleusis_lab.games.delphi import replay_delphi
+
+        return replay_delphi(record)
     return [f"replay does not know the game {record.game!r}"]
 
 
@@ -725,6 +765,10 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     dealer score: 6
     phase 2 ended after 0 turns: no player held a card the rule accepts
     """
+    if record.game == "delphi":  # a `eleusis_lab.games.delphi.DelphiRecord`
+        from eleusis_lab.games.delphi import format_delphi_layout
+
+        return format_delphi_layout(record, columns, max_rows)
     main = record.main_line
     under: list[list[str]] = [[] for _ in main]
     for event in record.events:

@@ -33,26 +33,27 @@ True
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from time import perf_counter
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
-from eleusis_lab.cards import Card, format_cards, standard_deck
+from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games._faults import (
+    ON_FAULT,
+    FaultLog,
+    check_agents,
+    check_fault_options,
+    check_seed,
+    is_int,
+)
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.record import (
-    ILLEGAL_CARD,
     NO_PLAYABLE_CARD,
-    OVER_TIME,
     PLAYER_OUT,
-    RAISED,
     TURN_CAP,
-    Fault,
     GameRecord,
     describe_agent,
 )
@@ -62,9 +63,6 @@ __all__ = ["AgentError", "ClassicConfig", "GAME", "ON_FAULT", "classic_deal", "p
 
 GAME = "classic"
 _DECK = tuple(standard_deck())
-#: What the engine does when an agent faults (`ClassicConfig.on_fault`).
-ON_FAULT = ("substitute", "raise")
-_MESSAGE_LENGTH = 300  # a fault message keeps this much of an exception's text
 
 
 @dataclass(frozen=True)
@@ -126,40 +124,19 @@ class ClassicConfig:
     decision_seconds: float | None = None
 
     def __post_init__(self) -> None:
-        if self.hand_size is not None and not (_is_int(self.hand_size) and self.hand_size >= 1):
+        if self.hand_size is not None and not (is_int(self.hand_size) and self.hand_size >= 1):
             raise ConfigError(
                 f"hand_size must be None or a whole number >= 1, got {self.hand_size!r}"
             )
-        if not (_is_int(self.max_turns) and self.max_turns >= 0):
+        if not (is_int(self.max_turns) and self.max_turns >= 0):
             raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
         if not isinstance(self.retry_in_turn, bool):
             raise ConfigError(f"retry_in_turn must be True or False, got {self.retry_in_turn!r}")
-        if self.on_fault not in ON_FAULT:
-            raise ConfigError(f"on_fault must be 'substitute' or 'raise', got {self.on_fault!r}")
-        budget = self.decision_seconds
-        if budget is not None and not (
-            isinstance(budget, numbers.Real)
-            and not isinstance(budget, bool)
-            and math.isfinite(budget)
-            and budget > 0
-        ):
-            raise ConfigError(
-                f"decision_seconds must be None or a number of seconds > 0, got {budget!r}"
-            )
+        check_fault_options(self.on_fault, self.decision_seconds)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `GameRecord`)."""
         return asdict(self)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _check_seed(seed: object) -> int:
-    if not (_is_int(seed) and seed >= 0):
-        raise ConfigError(f"a game seed is a whole number >= 0, got {seed!r}")
-    return int(seed)
 
 
 def _deal(
@@ -191,105 +168,8 @@ def classic_deal(
     >>> starter, [len(hand) for hand in hands], len(unused)
     (Card('QH'), [5, 5, 5, 5], 31)
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     return _deal(np.random.default_rng(np.random.SeedSequence(seed)), n_players, hand_size)
-
-
-def _check_agents(agents: Sequence[Agent]) -> list[Agent]:
-    agents = list(agents)
-    if len(agents) < 2:
-        raise ConfigError(f"classic Eleusis needs at least 2 active players, got {len(agents)}")
-    for seat, agent in enumerate(agents):
-        if not isinstance(agent, Agent):
-            raise ConfigError(f"seat {seat}: {agent!r} is not an Agent (eleusis_lab.agent.Agent)")
-    if len({id(agent) for agent in agents}) != len(agents):
-        # Agents keep per-game state, so one object cannot sit at two seats.
-        raise ConfigError(
-            "the same agent object sits at two seats; give each seat its own agent"
-            " (eleusis_lab.agent.clone makes a fresh copy)"
-        )
-    return agents
-
-
-def _not_offered(card: object, offered: tuple[Card, ...]) -> str:
-    what = (
-        repr(card) if isinstance(card, Card) else f"{_text(repr, card)} (a {type(card).__name__})"
-    )
-    return (
-        f"played {_shorten(what)}, which is not among the cards it may play"
-        f" now: {format_cards(offered) or 'none'}"
-    )
-
-
-def _shorten(text: str) -> str:
-    return text if len(text) <= _MESSAGE_LENGTH else text[: _MESSAGE_LENGTH - 3] + "..."
-
-
-def _text(show: Callable[[object], str], value: object) -> str:
-    # A fault's message must not raise a fault of its own (a broken __repr__ or __str__).
-    try:
-        return show(value)
-    except Exception:
-        return f"<{type(value).__name__} that cannot be shown>"
-
-
-def _exception_text(error: Exception) -> str:
-    return _shorten(f"{type(error).__name__}: {_text(str, error)}")
-
-
-class _Faults:
-    """The faults of one game, and what the engine does about each (`ClassicConfig`)."""
-
-    def __init__(self, agents: list[Agent], config: ClassicConfig, events: list[Event]):
-        self.agents = agents
-        self.stop = config.on_fault == "raise"
-        self.budget = config.decision_seconds
-        self.events = events  # the game's list: its length is the next event's index
-        self.faults: list[Fault] = []
-
-    def add(self, seat: int, kind: str, message: str, event: int, phase: int, call: str) -> None:
-        name = type(self.agents[seat]).__name__
-        self.faults.append(Fault(seat, name, kind, message, event, phase, call))
-
-    def raised(self, seat: int, phase: int, offered: tuple[Card, ...], error: Exception) -> Card:
-        """choose_play raised (the caller re-raises when on_fault is "raise")."""
-        self.add(seat, RAISED, _exception_text(error), len(self.events), phase, "choose_play")
-        return offered[0]
-
-    def illegal(self, seat: int, phase: int, offered: tuple[Card, ...], card: object) -> Card:
-        message = _not_offered(card, offered)
-        if self.stop:
-            raise AgentError(f"seat {seat} ({self.agents[seat]!r}) {message}")
-        self.add(seat, ILLEGAL_CARD, message, len(self.events), phase, "choose_play")
-        return offered[0]
-
-    def timed(
-        self, seat: int, choose: Callable[[Observation], Card]
-    ) -> Callable[[Observation], Card]:
-        """``choose`` (an agent's choose_play), recording the decisions over the budget."""
-        budget = self.budget
-
-        def timed_choose(obs: Observation) -> Card:
-            started = perf_counter()
-            card = choose(obs)
-            seconds = perf_counter() - started
-            if seconds > budget:
-                message = (
-                    f"took {seconds * 1e3:.3g} ms to choose a card; the budget is"
-                    f" {budget * 1e3:.3g} ms"
-                )
-                if self.stop:  # goes up through the engine's `raise`, as an AgentError
-                    raise AgentError(f"seat {seat} ({self.agents[seat]!r}) {message}")
-                self.add(seat, OVER_TIME, message, len(self.events), obs.phase, "choose_play")
-            return card
-
-        return timed_choose
-
-    def not_observed(self, observers: list, observe: object, error: Exception) -> None:
-        """An observe call raised (the caller re-raises when on_fault is "raise")."""
-        seat = next(i for i, each in enumerate(observers) if each is observe)
-        event = self.events[-1]
-        self.add(seat, RAISED, _exception_text(error), len(self.events) - 1, event.phase, "observe")
 
 
 def play_classic(
@@ -340,8 +220,8 @@ def play_classic(
     if isinstance(rule, str):
         rule = parse(rule)
     config = ClassicConfig() if config is None else config
-    agents = _check_agents(agents)
-    seed = _check_seed(seed)
+    agents = check_agents(agents, "classic Eleusis", 2)
+    seed = check_seed(seed)
     n = len(agents)
 
     sequence = np.random.SeedSequence(seed)
@@ -349,7 +229,7 @@ def play_classic(
     agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
     deal = tuple(map(tuple, hands))
     events: list[Event] = []
-    faults = _Faults(agents, config, events)
+    faults = FaultLog(agents, config, events)
     stop = faults.stop
     for seat, agent in enumerate(agents):
         info = GameInfo(GAME, seat, n, deal[seat], starter, rule if type(agent).sees_rule else None)
@@ -358,7 +238,7 @@ def play_classic(
         except Exception as error:
             if stop:
                 raise
-            faults.add(seat, RAISED, _exception_text(error), 0, 0, "start_game")
+            faults.started(seat, error)
 
     # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
     # piles map face -> card (one deck: a face is one card; dicts keep the order), so
@@ -390,14 +270,7 @@ def play_classic(
         return card
 
     def announce(event: Event) -> None:
-        events.append(event)
-        for observe in observers:
-            try:
-                observe(event)
-            except Exception as error:
-                if stop:
-                    raise
-                faults.not_observed(observers, observe, error)
+        faults.announce(event, observers)
 
     # -- phase 1: every card of every hand is played once ---------------------------
     seat, to_play = 0, sum(len(hand) for hand in deal)

@@ -1,0 +1,993 @@
+"""Delphi (RULES.md section 3; Martin D. Kruskal, 1965): one game, its replay, a match.
+
+Nobody chooses cards. The oracle (the dealer, not an agent: the rule is given) shuffles
+one 52-card deck whatever the number of players and turns the first card, the starter.
+Then, for every further card in deck order, every player shows a token, "right" or
+"wrong", his prediction of the oracle's verdict on that card, and the oracle places it:
+a right card extends the main line, a wrong one goes to a side column. A correct
+prediction wins one chip from the oracle; a wrong one gives all the player's chips to
+the oracle. At the end every pair of players settles the difference of their chips, and
+the oracle scores the sum of the positive differences (`delphi_scores`).
+
+The agent interface: before each card, each player's ``agent.predict(obs, [card])``
+gives the probability that the card is right; the token is "right" when it is at least
+`TOKEN_THRESHOLD` (0.5). The predictions are made "at the same time": every player
+predicts before any hears the verdict. Then every agent observes the public
+`eleusis_lab.agent.Event` of the card (``seat=ORACLE``, -1, as no player played it;
+``phase=1``; the verdict; the main-line position it was judged against), so the
+learners (`eleusis_lab.agent.LearningAgent`) learn from every card. The
+`Observation` of a prediction has an empty ``hand``, the main line, the previous
+verdict, and as ``wrong_cards`` a single pile, the side column. ``choose_play`` is
+never called. The record keeps every probability, not only the token, so accuracy
+and calibration curves can be drawn card by card (`DelphiRecord.prediction_table`).
+
+Faults (with ``on_fault="substitute"``, the default): a ``predict`` that raises or
+returns anything but one probability in [0, 1] for the one card asked is recorded as a
+`eleusis_lab.record.Fault` (``call="predict"``, kind `RAISED` or `NOT_A_PROBABILITY`)
+and counts as the probability 0.5 (`SUBSTITUTE_PROBABILITY`), hence the token "right";
+a prediction over ``decision_seconds`` is kept and the fault (`OVER_TIME`) only
+recorded, so results never depend on the speed of the machine; a ``start_game`` or
+``observe`` that raises is recorded and the agent keeps its seat. ``on_fault="raise"``
+stops the game at the first fault instead.
+
+Randomness: the seed feeds one ``numpy.random.SeedSequence``, whose generator shuffles
+the deck exactly as the classic deal and `eleusis_lab.evaluation.prediction_accuracy`
+do; every agent gets its own generator spawned from it.
+
+Examples
+--------
+>>> from agents.simple import OracleAgent, RandomAgent
+>>> record = play_delphi("color(card) != color(last)", [OracleAgent(), RandomAgent()], seed=0)
+>>> len(record.events), record.chips
+(51, (51, 0))
+>>> record.player_scores, record.oracle_score
+((51, -51), 51)
+>>> replay_delphi(record)
+[]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import textwrap
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.cards import Card, CardError, standard_deck
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games._faults import (
+    FaultLog,
+    check_agents,
+    check_fault_options,
+    check_seed,
+    exception_text,
+    is_int,
+    shown,
+)
+from eleusis_lab.games.match import MatchResult
+from eleusis_lab.games.scoring import delphi_chips, delphi_scores
+from eleusis_lab.record import (
+    OVER_TIME,
+    RAISED,
+    Fault,
+    RecordError,
+    card_from_text,
+    card_text,
+    describe_agent,
+)
+from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
+from eleusis_lab.rules.complexity import complexity
+
+__all__ = [
+    "DELPHI_FAULT_CALLS",
+    "GAME",
+    "NOT_A_PROBABILITY",
+    "ORACLE",
+    "SUBSTITUTE_PROBABILITY",
+    "TOKEN_THRESHOLD",
+    "DelphiConfig",
+    "DelphiMatch",
+    "DelphiRecord",
+    "delphi_deal",
+    "format_delphi_layout",
+    "play_delphi",
+    "play_delphi_match",
+    "replay_delphi",
+]
+
+GAME = "delphi"
+#: ``Event.seat`` of every card of Delphi: the oracle places it, no player plays it.
+ORACLE = -1
+#: A prediction's token is "right" when its probability is at least this.
+TOKEN_THRESHOLD = 0.5
+#: The probability that stands for a faulty prediction (its token says "right").
+SUBSTITUTE_PROBABILITY = 0.5
+#: Fault kind: ``predict`` returned something that is not one probability in [0, 1].
+NOT_A_PROBABILITY = "not_a_probability"
+#: The agent methods a Delphi game calls, hence where its faults can be.
+DELPHI_FAULT_CALLS = ("start_game", "predict", "observe")
+_PREDICT_KINDS = (RAISED, NOT_A_PROBABILITY, OVER_TIME)
+_DECK = tuple(standard_deck())
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class DelphiConfig:
+    """Options of Delphi: what the engine does about an agent's faults.
+
+    Parameters
+    ----------
+    on_fault : {"substitute", "raise"}
+        ``"substitute"``: record the fault and go on (a faulty prediction counts as
+        `SUBSTITUTE_PROBABILITY`); ``"raise"``: stop the game at the first fault (an
+        exception of the agent goes up unchanged, a bad probability or a prediction
+        over time raises `eleusis_lab.errors.AgentError`).
+    decision_seconds : float or None
+        Time budget of one ``predict`` call, in seconds; ``None``: no limit.
+
+    Examples
+    --------
+    >>> DelphiConfig().to_dict()
+    {'on_fault': 'substitute', 'decision_seconds': None}
+    """
+
+    on_fault: str = "substitute"
+    decision_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        check_fault_options(self.on_fault, self.decision_seconds)
+
+    def to_dict(self) -> dict[str, object]:
+        """The options as a plain dict (as stored in a `DelphiRecord`)."""
+        return asdict(self)
+
+
+# -- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DelphiRecord:
+    """Everything about one game of Delphi, enough to replay, check, score and lay it out.
+
+    Attributes
+    ----------
+    game : str
+        ``"delphi"``.
+    rule : str
+        The oracle's rule, canonical text.
+    seed : int
+        The seed the game was played with.
+    config : dict
+        `DelphiConfig.to_dict`.
+    agents : tuple of dict
+        Per seat: ``name``, ``spec`` (``module:Class``) and ``params``.
+    starter : Card
+        The first card, placed unjudged.
+    events : tuple of Event
+        One per further card, in deck order: ``seat=ORACLE``, ``phase=1``, the verdict
+        and the main-line position the card was judged against.
+    probabilities : tuple of tuple of float
+        For each event, each seat's probability that the card is right (0.5 where the
+        prediction was faulty); the tokens are ``probability >= TOKEN_THRESHOLD``.
+    main_line, side_column : tuple of Card
+        The right cards (starter first) and the wrong ones, in order.
+    chips : tuple of int
+        Each seat's chips at the end.
+    player_scores : tuple of int
+        Each seat's score after the settlement; they add up to 0.
+    oracle_score : int
+        The oracle's score.
+    rule_name : str or None
+        The rule's catalog name, if it has one.
+    faults : tuple of Fault
+        The agents' faults in the order they happened (``call`` is ``"start_game"``,
+        ``"predict"`` or ``"observe"``); ``event`` is the index of the card predicted or
+        observed.
+    """
+
+    game: str
+    rule: str
+    seed: int
+    config: dict[str, Any]
+    agents: tuple[dict[str, Any], ...]
+    starter: Card
+    events: tuple[Event, ...]
+    probabilities: tuple[tuple[float, ...], ...]
+    main_line: tuple[Card, ...]
+    side_column: tuple[Card, ...]
+    chips: tuple[int, ...]
+    player_scores: tuple[int, ...]
+    oracle_score: int
+    rule_name: str | None = None
+    faults: tuple[Fault, ...] = ()
+
+    @property
+    def n_players(self) -> int:
+        """Number of players (the oracle is not counted)."""
+        return len(self.agents)
+
+    @property
+    def dealer_score(self) -> int:
+        """The oracle's score, under the name the other games' records use."""
+        return self.oracle_score
+
+    @property
+    def verdicts(self) -> np.ndarray:
+        """Boolean array, one per card in deck order: was it right?"""
+        return np.array([event.right for event in self.events], dtype=bool)
+
+    @property
+    def tokens(self) -> np.ndarray:
+        """Boolean array (cards x players): each token, True for "right"."""
+        values = np.array(self.probabilities, dtype=float).reshape(-1, self.n_players)
+        return values >= TOKEN_THRESHOLD
+
+    @property
+    def hits(self) -> np.ndarray:
+        """Boolean array (cards x players): was each token correct?"""
+        return self.tokens == self.verdicts[:, np.newaxis]
+
+    def chips_history(self) -> np.ndarray:
+        """Int array (cards x players): each seat's chips after each card."""
+        history = np.zeros(self.hits.shape, dtype=np.int64)
+        chips = np.zeros(self.n_players, dtype=np.int64)
+        for k, row in enumerate(self.hits):
+            chips = np.where(row, chips + 1, 0)
+            history[k] = chips
+        return history
+
+    def prediction_table(self):
+        """Every prediction as a pandas DataFrame: one row per card and seat.
+
+        Columns: ``card_index`` (0 for the first card after the starter), ``card``,
+        ``seat``, ``agent``, ``probability``, ``token`` (True: "right"), ``right`` (the
+        verdict), ``hit`` (the token was correct), ``chips`` (after the card).
+
+        Examples
+        --------
+        >>> from agents.simple import OracleAgent
+        >>> record = play_delphi("red(card)", [OracleAgent(), OracleAgent()], seed=0)
+        >>> table = record.prediction_table()
+        >>> len(table), bool(table["hit"].all())
+        (102, True)
+        """
+        import pandas as pd
+
+        n = self.n_players
+        history = self.chips_history()
+        hits = self.hits
+        rows = [
+            {
+                "card_index": k,
+                "card": card_text(event.card),
+                "seat": seat,
+                "agent": self.agents[seat].get("name"),
+                "probability": self.probabilities[k][seat],
+                "token": self.probabilities[k][seat] >= TOKEN_THRESHOLD,
+                "right": event.right,
+                "hit": bool(hits[k, seat]),
+                "chips": int(history[k, seat]),
+            }
+            for k, event in enumerate(self.events)
+            for seat in range(n)
+        ]
+        columns = ["card_index", "card", "seat", "agent", "probability", "token", "right"]
+        return pd.DataFrame(rows, columns=[*columns, "hit", "chips"])
+
+    def replace(self, **changes: Any) -> DelphiRecord:
+        """A copy with some fields changed (records are immutable)."""
+        return replace(self, **changes)
+
+    # -- JSON ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data (cards as text)."""
+
+        def cards(seq) -> list[str]:
+            return [card_text(card) for card in seq]
+
+        return {
+            "format": FORMAT_VERSION,
+            "game": self.game,
+            "rule": self.rule,
+            "rule_name": self.rule_name,
+            "seed": self.seed,
+            "config": dict(self.config),
+            "agents": [dict(agent) for agent in self.agents],
+            "starter": card_text(self.starter),
+            "events": [
+                {
+                    "seat": e.seat,
+                    "card": card_text(e.card),
+                    "phase": e.phase,
+                    "right": e.right,
+                    "position": e.position,
+                }
+                for e in self.events
+            ],
+            "probabilities": [list(row) for row in self.probabilities],
+            "main_line": cards(self.main_line),
+            "side_column": cards(self.side_column),
+            "chips": list(self.chips),
+            "player_scores": list(self.player_scores),
+            "oracle_score": self.oracle_score,
+            "faults": [fault.to_dict() for fault in self.faults],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text; `from_json` reads it back to an equal record."""
+        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DelphiRecord:
+        """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
+        try:
+            version = data.get("format")
+            if version != FORMAT_VERSION:
+                raise RecordError(
+                    f"unknown Delphi record format {version!r} (this version reads"
+                    f" {FORMAT_VERSION})"
+                )
+            if data["game"] != GAME:
+                raise RecordError(f"not a Delphi record: the game is {data['game']!r}")
+
+            def cards(seq) -> tuple[Card, ...]:
+                return tuple(card_from_text(text) for text in seq)
+
+            return cls(
+                game=data["game"],
+                rule=data["rule"],
+                rule_name=data.get("rule_name"),
+                seed=data["seed"],
+                config=dict(data["config"]),
+                agents=tuple(dict(agent) for agent in data["agents"]),
+                starter=card_from_text(data["starter"]),
+                events=tuple(
+                    Event(
+                        e["seat"], card_from_text(e["card"]), e["phase"], e["right"], e["position"]
+                    )
+                    for e in data["events"]
+                ),
+                probabilities=tuple(tuple(float(p) for p in row) for row in data["probabilities"]),
+                main_line=cards(data["main_line"]),
+                side_column=cards(data["side_column"]),
+                chips=tuple(data["chips"]),
+                player_scores=tuple(data["player_scores"]),
+                oracle_score=data["oracle_score"],
+                faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
+            )
+        except KeyError as error:
+            raise RecordError(
+                f"not a Delphi record: the field {error.args[0]!r} is missing"
+            ) from None
+        except (CardError, TypeError, AttributeError, ValueError) as error:
+            if isinstance(error, RecordError):
+                raise
+            raise RecordError(f"not a Delphi record: {error}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> DelphiRecord:
+        """Read a record written by `to_json`; raises `RecordError` on anything else."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"not a Delphi record: invalid JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise RecordError("not a Delphi record: the JSON is not an object")
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the record to ``path`` as JSON."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> DelphiRecord:
+        """Read a record saved with `save`."""
+        try:
+            return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        except RecordError as error:
+            raise RecordError(f"{path}: {error}") from None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Card):
+        return card_text(value)
+    return repr(value)  # agent parameters that JSON cannot hold are kept as their repr
+
+
+# -- the game -----------------------------------------------------------------------------
+
+
+def _deal(rng: np.random.Generator) -> tuple[Card, tuple[Card, ...]]:
+    deck = [_DECK[i] for i in rng.permutation(len(_DECK)).tolist()]
+    return deck[0], tuple(deck[1:])
+
+
+def delphi_deal(seed: int) -> tuple[Card, tuple[Card, ...]]:
+    """The starter and the 51 other cards in the order `play_delphi` turns them.
+
+    The same shuffle as `eleusis_lab.games.classic.classic_deal`: its starter is
+    the same card.
+
+    Examples
+    --------
+    >>> starter, cards = delphi_deal(3)
+    >>> starter, len(cards)
+    (Card('QH'), 51)
+    """
+    return _deal(np.random.default_rng(np.random.SeedSequence(check_seed(seed))))
+
+
+def _probability(result: object) -> float | None:
+    """The one probability in ``result``, or None when it is not one in [0, 1]."""
+    try:
+        values = np.asarray(result, dtype=float)
+    except Exception:
+        return None
+    if values.shape != (1,):
+        return None
+    p = float(values[0])
+    return p if 0.0 <= p <= 1.0 else None  # NaN fails both
+
+
+def play_delphi(
+    rule: Rule | str,
+    agents: Sequence[Agent],
+    seed: int,
+    config: DelphiConfig | None = None,
+) -> DelphiRecord:
+    """Play one game of Delphi and return its record.
+
+    Parameters
+    ----------
+    rule : Rule or str
+        The oracle's rule (text is parsed with `eleusis_lab.rules.parse`).
+    agents : sequence of Agent
+        The players, seat 0 first: at least one, one object each. (With one player the
+        settlement scores 0 for everyone; the record still measures his predictions.)
+    seed : int
+        Seeds the shuffle and every agent's generator; same seed, same game.
+    config : DelphiConfig, optional
+        Options of the game; the defaults when omitted.
+
+    Returns
+    -------
+    DelphiRecord
+
+    Raises
+    ------
+    ConfigError
+        For no agent, a non-agent, a shared agent object or a bad seed.
+    AgentError
+        Only with ``config.on_fault="raise"``: for a prediction that is not a
+        probability or over the time budget (an agent's own exception goes up as is).
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent
+    >>> from eleusis_lab.agent import Agent
+    >>> class Doubter(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    ...     def predict(self, obs, cards):
+    ...         return [0.0] * len(cards)
+    >>> record = play_delphi("red(card)", [OracleAgent(), Doubter()], seed=4)
+    >>> int(record.hits[:, 1].sum()) == len(record.side_column)
+    True
+    >>> record.chips[0], record.player_scores[0] + record.player_scores[1]
+    (51, 0)
+    """
+    if isinstance(rule, str):
+        rule = parse(rule)
+    config = DelphiConfig() if config is None else config
+    agents = check_agents(agents, "Delphi", 1)
+    seed = check_seed(seed)
+    n = len(agents)
+
+    sequence = np.random.SeedSequence(seed)
+    starter, cards = _deal(np.random.default_rng(sequence))
+    agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
+    events: list[Event] = []
+    faults = FaultLog(agents, config, events)
+    stop, budget = faults.stop, config.decision_seconds
+    for seat, agent in enumerate(agents):
+        info = GameInfo(GAME, seat, n, (), starter, rule if type(agent).sees_rule else None)
+        try:
+            agent.start_game(info, agent_rngs[seat])
+        except Exception as error:
+            if stop:
+                raise
+            faults.started(seat, error)
+
+    predictors = [agent.predict for agent in agents]
+    observers = [agent.observe for agent in agents]
+
+    def ask(seat: int, obs: Observation, card: Card) -> float:
+        """The seat's probability that ``card`` is right, or 0.5 after a fault."""
+        started = perf_counter()
+        try:
+            result = predictors[seat](obs, [card])
+        except Exception as error:
+            if stop:
+                raise
+            faults.add(seat, RAISED, exception_text(error), len(events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        seconds = perf_counter() - started
+        if budget is not None and seconds > budget:
+            message = f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
+            if stop:
+                raise faults.agent_error(seat, message)
+            faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
+        probability = _probability(result)
+        if probability is None:
+            message = (
+                f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
+                " one card asked"
+            )
+            if stop:
+                raise faults.agent_error(seat, message)
+            faults.add(seat, NOT_A_PROBABILITY, message, len(events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        return probability
+
+    legal_mask = rule.legal_mask
+    main: tuple[Card, ...] = (starter,)
+    side: tuple[Card, ...] = ()
+    last_right: bool | None = None
+    probabilities: list[tuple[float, ...]] = []
+    for card in cards:
+        # Every player predicts before anyone hears the verdict.
+        row = tuple(
+            ask(seat, Observation(GAME, seat, 1, (), main, (side,), last_right), card)
+            for seat in range(n)
+        )
+        right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
+        event = Event(ORACLE, card, 1, right, len(main) - 1)
+        probabilities.append(row)
+        if right:
+            main += (card,)
+        else:
+            side += (card,)
+        last_right = right
+        faults.announce(event, observers)
+
+    hits = [
+        [(p >= TOKEN_THRESHOLD) == event.right for p in row]
+        for row, event in zip(probabilities, events, strict=True)
+    ]
+    chips = delphi_chips(hits)
+    player_scores, oracle_score = delphi_scores(chips)
+    return DelphiRecord(
+        game=GAME,
+        rule=rule.text,
+        rule_name=rule.name,
+        seed=seed,
+        config=config.to_dict(),
+        agents=tuple(describe_agent(agent) for agent in agents),
+        starter=starter,
+        events=tuple(events),
+        probabilities=tuple(probabilities),
+        main_line=main,
+        side_column=side,
+        chips=tuple(chips),
+        player_scores=tuple(player_scores),
+        oracle_score=oracle_score,
+        faults=tuple(faults.faults),
+    )
+
+
+# -- replay -------------------------------------------------------------------------------
+
+
+def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over the game
+    """Check a Delphi record against the rules, without the agents.
+
+    Re-parses the rule and re-deals from the seed, re-judges every card in deck order
+    (verdict, position, main line and side column), checks every probability (one per
+    seat, in [0, 1], 0.5 where a prediction was faulty) and the faults, and re-derives
+    the chips and the scores with `eleusis_lab.games.scoring`.
+    `eleusis_lab.record.replay` calls it for this game.
+
+    Parameters
+    ----------
+    rec : DelphiRecord
+        The record to check.
+
+    Returns
+    -------
+    list of str
+        The discrepancies found, most fundamental first; empty when consistent.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> record = play_delphi("black(card)", [OracleAgent(), RandomAgent()], seed=1)
+    >>> replay_delphi(record)
+    []
+    >>> replay_delphi(record.replace(oracle_score=0))
+    ['oracle score: recorded 0, the chips give 50']
+    """
+    if rec.game != GAME:
+        return [f"not a Delphi record: the game is {rec.game!r}"]
+    try:
+        rule = parse(rec.rule)
+    except RuleSyntaxError as error:
+        return [f"the rule does not parse: {error.message} ({rec.rule!r})"]
+    n = len(rec.agents)
+    if n < 1:
+        return ["no players: Delphi needs at least one"]
+    problems: list[str] = []
+
+    # The deal: one deck, turned in exactly the order the seed shuffles it.
+    cards = [event.card for event in rec.events]
+    if Counter([rec.starter, *cards]) != Counter(_DECK):
+        problems.append("the starter and the cards judged are not one 52-card deck")
+    try:
+        starter, dealt = delphi_deal(rec.seed)
+    except ValueError as error:
+        problems.append(f"seed {rec.seed!r} cannot be dealt: {error}")
+    else:
+        if (starter, dealt) != (rec.starter, tuple(cards)):
+            problems.append(f"the starter and the cards are not in the order seed {rec.seed} deals")
+
+    # Every card judged by the rule in its context.
+    main, side, last = [rec.starter], [], None
+    verdicts = []
+    for k, e in enumerate(rec.events):
+        where = f"event {k} ({card_text(e.card)})"
+        if (e.seat, e.phase) != (ORACLE, 1):
+            problems.append(
+                f"{where}: seat {e.seat} in phase {e.phase}; the oracle's cards are seat"
+                f" {ORACLE} in phase 1"
+            )
+        if e.position != len(main) - 1:
+            problems.append(
+                f"{where}: position {e.position}, but the main line ended at {len(main) - 1}"
+            )
+        right = rule.accepts(e.card, Context(tuple(main), last))
+        if right != e.right:
+            problems.append(
+                f"{where}: recorded {_verdict(e.right)}, but the rule says {_verdict(right)}"
+            )
+        (main if right else side).append(e.card)
+        verdicts.append(right)
+        last = right
+    if tuple(rec.main_line) != tuple(main):
+        problems.append("the main line differs from the one the verdicts give")
+    if tuple(rec.side_column) != tuple(side):
+        problems.append("the side column differs from the one the verdicts give")
+
+    # The predictions: one probability per seat and card.
+    if len(rec.probabilities) != len(rec.events):
+        problems.append(f"{len(rec.probabilities)} rows of predictions for {len(rec.events)} cards")
+        return problems
+    for k, row in enumerate(rec.probabilities):
+        if len(row) != n:
+            problems.append(f"event {k}: {len(row)} predictions for {n} players")
+            return problems
+        bad = [p for p in row if not (isinstance(p, float | int) and 0 <= p <= 1)]
+        if bad:
+            problems.append(f"event {k}: {bad[0]!r} is not a probability in [0, 1]")
+            return problems
+    problems += _check_faults(rec)
+
+    hits = [
+        [(p >= TOKEN_THRESHOLD) == right for p in row]
+        for row, right in zip(rec.probabilities, verdicts, strict=True)
+    ]
+    chips = delphi_chips(hits) if hits else [0] * n
+    if list(rec.chips) != chips:
+        problems.append(f"chips: recorded {list(rec.chips)}, the predictions give {chips}")
+    players, oracle = delphi_scores(chips)
+    if list(rec.player_scores) != players:
+        problems.append(
+            f"player scores: recorded {list(rec.player_scores)}, the chips give {players}"
+        )
+    if rec.oracle_score != oracle:
+        problems.append(f"oracle score: recorded {rec.oracle_score}, the chips give {oracle}")
+    return problems
+
+
+def _verdict(right: bool) -> str:
+    return "right" if right else "wrong"
+
+
+def _check_faults(rec: DelphiRecord) -> list[str]:
+    """What is wrong with the faults of a Delphi record."""
+    problems: list[str] = []
+    n, previous = len(rec.agents), 0
+    substituted: Counter[tuple[int, int]] = Counter()
+    for i, fault in enumerate(rec.faults):
+        label = f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat})"
+        if fault.call not in DELPHI_FAULT_CALLS:
+            problems.append(f"{label}: Delphi calls no agent method {fault.call!r}")
+            continue
+        kinds = _PREDICT_KINDS if fault.call == "predict" else (RAISED,)
+        if fault.kind not in kinds:
+            problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
+        if not 0 <= fault.seat < n:
+            problems.append(f"{label}: there is no seat {fault.seat}")
+            continue
+        if fault.agent != rec.agents[fault.seat].get("name"):
+            problems.append(
+                f"{label}: names agent {fault.agent!r}, but seat {fault.seat} is"
+                f" {rec.agents[fault.seat].get('name')!r}"
+            )
+        if fault.call == "start_game":
+            if (fault.event, fault.phase) != (0, 0):
+                problems.append(f"{label}: a start_game fault is at event 0, phase 0")
+        elif not 0 <= fault.event < len(rec.events):
+            problems.append(f"{label}: event {fault.event} is not in the record")
+            continue
+        elif fault.phase != 1:
+            problems.append(f"{label}: Delphi has one phase, 1, not {fault.phase}")
+        if fault.event < previous:
+            problems.append(f"{label}: faults are not in the order of the events")
+        previous = fault.event
+        if fault.call == "predict" and fault.kind in (RAISED, NOT_A_PROBABILITY):
+            substituted[fault.event, fault.seat] += 1
+            probability = rec.probabilities[fault.event][fault.seat]
+            if probability != SUBSTITUTE_PROBABILITY:
+                problems.append(
+                    f"{label}: a faulty prediction counts as {SUBSTITUTE_PROBABILITY}, but"
+                    f" {probability!r} is recorded"
+                )
+    problems += [
+        f"event {k}, seat {seat}: {count} faulty predictions recorded for one card"
+        for (k, seat), count in substituted.items()
+        if count > 1
+    ]
+    if rec.faults and rec.config.get("on_fault") == "raise":
+        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
+    if rec.config.get("decision_seconds") is None and any(
+        fault.kind == OVER_TIME for fault in rec.faults
+    ):
+        problems.append("an over_time fault is recorded, but the game had no time budget")
+    return problems
+
+
+# -- layout -------------------------------------------------------------------------------
+
+_CELL = 5
+_LABEL = 8
+_WIDTH = 100
+
+
+def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int = 12) -> str:
+    """The table at the end of a Delphi game, every prediction, then the scores.
+
+    First the main line in blocks of ``columns`` cards, each wrong card under the
+    main-line card it was judged against (a column longer than ``max_rows`` shows its
+    first cards and how many more there are). Then the predictions, card by card in
+    deck order: the verdict (``R`` right, ``w`` wrong) and each seat's token, ``T``
+    ("right") or ``F`` ("wrong"), in lower case when it was mistaken (the player gave
+    all his chips to the oracle). Then per seat the correct tokens, the chips and the
+    score, the oracle's score, and the faults grouped as in
+    `eleusis_lab.record.format_layout`.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> record = play_delphi("red(card)", [OracleAgent(), RandomAgent()], seed=0)
+    >>> print(format_delphi_layout(record, columns=6))  # doctest: +ELLIPSIS
+    Delphi, seed 0, rule: red(card)
+    ...
+    position   0    1    2    3    4    5
+    main      KH   6D   JD   3H   JH   9H
+    wrong     QC   JC        5C
+    ...
+    predictions in deck order: R/w = the verdict; T/F = a token, lower case when mistaken
+    card      QC   6D   JC   JD   3H   5C
+    verdict    w    R    w    R    R    w
+    seat 0     F    T    F    T    T    F
+    seat 1     t    T    t    T    T    t
+    ...
+    seat  agent                 hits  accuracy  chips  score
+       0  OracleAgent             51     1.000     51     48
+       1  RandomAgent             25     0.490      3    -48
+    oracle score: 48
+    """
+    from eleusis_lab.record import _fault_lines
+
+    main = record.main_line
+    under: list[list[str]] = [[] for _ in main]
+    for event in record.events:
+        if not event.right and 0 <= event.position < len(main):
+            under[event.position].append(f"{event.card!s:>3}")
+    for i, cards in enumerate(under):
+        if len(cards) > max_rows:
+            under[i] = [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
+
+    name = f" ({record.rule_name})" if record.rule_name else ""
+    lines = [f"Delphi, seed {record.seed}, rule: {record.rule}{name}"]
+    with contextlib.suppress(RuleSyntaxError):  # replay reports a rule that does not parse
+        lines.append(f"rule complexity: {complexity(parse(record.rule))}")
+    lines += [
+        *textwrap.wrap(
+            f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
+            width=_WIDTH,
+            subsequent_indent=" " * len("options: "),
+        ),
+        "right cards extend the main line; wrong cards are under the card they were judged on",
+        "",
+    ]
+    for start in range(0, len(main), columns):
+        block = range(start, min(start + columns, len(main)))
+        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
+        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
+        depth = max(len(under[i]) for i in block)
+        for row in range(depth):
+            label = "wrong" if row == 0 else ""
+            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
+            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
+        lines.append("")
+
+    n, events = record.n_players, record.events
+    tokens, hits = record.tokens, record.hits
+    if events:
+        lines.append(
+            "predictions in deck order: R/w = the verdict; T/F = a token, lower case when mistaken"
+        )
+    for start in range(0, len(events), columns):
+        block = range(start, min(start + columns, len(events)))
+        lines.append(
+            f"{'card':<{_LABEL}}" + "".join(f"{events[k].card!s:>{_CELL - 1}} " for k in block)
+        )
+        lines.append(
+            f"{'verdict':<{_LABEL}}"
+            + "".join(f"{'R' if events[k].right else 'w':>{_CELL - 1}} " for k in block)
+        )
+        for seat in range(n):
+            cells = []
+            for k in block:
+                token = "T" if tokens[k, seat] else "F"
+                cells.append(f"{token if hits[k, seat] else token.lower():>{_CELL - 1}} ")
+            lines.append(f"{f'seat {seat}':<{_LABEL}}" + "".join(cells))
+        lines.append("")
+    lines = [line.rstrip() for line in lines]
+
+    lines.append(
+        f"{'seat':>4}  {'agent':<20} {'hits':>5} {'accuracy':>9} {'chips':>6} {'score':>6}"
+    )
+    for seat, agent in enumerate(record.agents):
+        correct = int(hits[:, seat].sum()) if len(events) else 0
+        accuracy = correct / len(events) if events else 0.0
+        lines.append(
+            f"{seat:>4}  {agent['name'][:20]:<20} {correct:>5} {accuracy:>9.3f}"
+            f" {record.chips[seat]:>6} {record.player_scores[seat]:>6}"
+        )
+    lines.append(f"oracle score: {record.oracle_score}")
+    fault_lines = _fault_lines(record.faults)
+    if any(f.call == "predict" and f.kind != OVER_TIME for f in record.faults):
+        fault_lines[0] += f" (each faulty prediction counted as {SUBSTITUTE_PROBABILITY})"
+    lines += fault_lines
+    return "\n".join(lines)
+
+
+# -- match --------------------------------------------------------------------------------
+
+
+class DelphiMatch(MatchResult):
+    """The games of a Delphi match and the participants' totals.
+
+    A `eleusis_lab.games.match.MatchResult` whose games are `DelphiRecord` s; the
+    "dealer" of a game is its oracle, whose score is ``DelphiRecord.oracle_score``.
+    """
+
+    def summary(self) -> str:
+        """A table of the games and the totals, for a terminal."""
+        _, rest = super().summary().split("\n", 1)
+        rest = rest.replace("* = the dealer of the game", "* = the oracle of the game", 1)
+        return f"Delphi match, seed {self.seed}, {len(self.games)} games\n{rest}"
+
+    @classmethod
+    def from_json(cls, text: str) -> DelphiMatch:
+        """Read a match written by `to_json`."""
+        data = json.loads(text)
+        return cls(
+            seed=data["seed"],
+            participants=tuple(data["participants"]),
+            games=tuple(DelphiRecord.from_dict(game) for game in data["games"]),
+            dealers=tuple(data["dealers"]),
+            seats=tuple(tuple(seats) for seats in data["seats"]),
+            totals=tuple(float(total) for total in data["totals"]),
+        )
+
+
+def play_delphi_match(
+    agents: Sequence[Agent],
+    seed: int,
+    rules: Rule | str | Sequence[Rule | str],
+    deals_per_player: int = 1,
+    config: DelphiConfig | None = None,
+) -> DelphiMatch:
+    """Play a Delphi match: every participant is the oracle once, in turn.
+
+    Participant ``k`` is the oracle of game ``k``; the others predict, seat 0 being
+    participant ``k + 1``. The oracle scores the game's oracle score, each player his
+    player score. Seeds and rule draws derive from ``seed`` as in
+    `eleusis_lab.games.match.play_match`.
+
+    Parameters
+    ----------
+    agents : sequence of Agent
+        The participants, at least 2 (an oracle and a player per game). The same
+        objects play every game.
+    seed : int
+        The match seed.
+    rules : Rule, str or sequence of them
+        One rule for every game, or rules from which each oracle draws uniformly.
+    deals_per_player : int
+        How many times each participant is the oracle (RULES.md section 3: once).
+    config : DelphiConfig, optional
+        Options of every game.
+
+    Returns
+    -------
+    DelphiMatch
+
+    Raises
+    ------
+    ConfigError
+        For fewer than 2 participants, no rules, or ``deals_per_player < 1``.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> agents = [OracleAgent(), RandomAgent(), RandomAgent()]
+    >>> result = play_delphi_match(agents, seed=0, rules="color(card) != color(last)")
+    >>> result.dealers, result.seats
+    ((0, 1, 2), ((1, 2), (2, 0), (0, 1)))
+    >>> result.winners
+    [0]
+    """
+    agents = list(agents)
+    p = len(agents)
+    if p < 2:
+        raise ConfigError(
+            f"a Delphi match needs at least 2 participants (each game has an oracle and at"
+            f" least 1 player), got {p}"
+        )
+    if not (is_int(deals_per_player) and deals_per_player >= 1):
+        raise ConfigError(f"deals_per_player must be a whole number >= 1, got {deals_per_player!r}")
+    if isinstance(rules, Rule | str):
+        rules = [rules]
+    pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
+    if not pool:
+        raise ConfigError("a match needs at least one rule")
+    seed = check_seed(seed)
+
+    dealers = [k for _ in range(deals_per_player) for k in range(p)]
+    rule_sequence, game_sequence = np.random.SeedSequence(seed).spawn(2)
+    rng = np.random.default_rng(rule_sequence)
+    game_seeds = (game_sequence.generate_state(len(dealers), dtype=np.uint64) >> 1).tolist()
+
+    games, seats_per_game = [], []
+    totals = [0.0] * p
+    for oracle, game_seed in zip(dealers, game_seeds, strict=True):
+        seats = tuple((oracle + 1 + i) % p for i in range(p - 1))
+        rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
+        record = play_delphi(rule, [agents[who] for who in seats], game_seed, config)
+        totals[oracle] += record.oracle_score
+        for seat, who in enumerate(seats):
+            totals[who] += record.player_scores[seat]
+        games.append(record)
+        seats_per_game.append(seats)
+    return DelphiMatch(
+        seed=seed,
+        participants=tuple(describe_agent(agent) for agent in agents),
+        games=tuple(games),
+        dealers=tuple(dealers),
+        seats=tuple(seats_per_game),
+        totals=tuple(totals),
+    )

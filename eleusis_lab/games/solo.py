@@ -1,0 +1,1167 @@
+"""The solo benchmark protocol (RULES.md section 6): one player finds the rule alone.
+
+`play_solo` takes a rule, one agent, a seed and a `SoloConfig`, and returns a
+`SoloRecord`:
+
+1. **Deal.** Two decks shuffled together (104 cards); the player gets the first 12.
+2. **Starter.** Cards are drawn from the stock until one is right on an empty main line
+   (``Context()``): it becomes the starter, so a rule may constrain the first card.
+   *Decision*: the cards drawn and refused go to a discard pile, face down: they are out
+   of the game, the player is not shown them (the agent interface only announces the
+   starter) and they are recorded in `SoloRecord.refused`. Should the stock run out
+   before a card is accepted, the game ends at once (`NO_STARTER`, score 0).
+3. **Turns** (at most ``max_turns``, 30): the player plays one card of his hand (right:
+   main line; wrong: side line), draws one card to keep 12 while the stock lasts
+   (*decision*: with an empty stock the hand shrinks, and a player with no card left
+   ends the game, `OUT_OF_CARDS`), is told the play (``Agent.observe``), then may
+   declare a rule (``Agent.declare_rule``, ``None`` for no declaration).
+4. **Declarations** are judged by `judge_declaration`: correct when the declared rule
+   gives the secret rule's verdict on every card in every state the game can reach.
+   Exactly (`eleusis_lab.rules.analysis.equivalent`, over main lines of up to
+   ``max_turns`` cards, the longest a play of the game is judged on) where the analysis
+   can enumerate the states; by the published benchmark's simulation (seeded random
+   games, every card checked at every step) when it cannot (``TooManyContexts``).
+   Text that does not parse or type-check is a wrong declaration, its error recorded.
+5. **End**: at the first correct declaration (`FOUND`) or after the last turn
+   (`TURN_CAP`). Score by `solo_score`.
+
+Two corners where exact equivalence is stricter than the game (both documented
+simplifications of `eleusis_lab.rules.reach`): it also compares the rules after
+starters the secret rule refuses on an empty line, and it lets a face follow itself any
+number of times (two decks hold two copies). A declaration that only differs from the
+rule there is judged wrong.
+
+Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
+generator on it and the agent gets its own spawned generator, as in classic Eleusis.
+
+Faults (an agent that raises, plays a card it does not hold, or declares something that
+is not text) are recorded as `eleusis_lab.record.Fault` and the game goes on, imitating
+`eleusis_lab.games.classic.ClassicConfig`: a faulty play is replaced by the first card
+of the hand, a faulty declaration counts as no declaration (not as a wrong one), a
+failed ``start_game`` or ``observe`` is only recorded. ``on_fault="raise"`` stops the
+game instead.
+
+Examples
+--------
+>>> from agents.simple import OracleAgent, RandomAgent
+>>> record = play_solo("red(card)", OracleAgent(), seed=3)
+>>> record.starter.is_red, record.found_turn, record.score, record.success
+(True, 1, 30, True)
+>>> record = play_solo("red(card)", RandomAgent(), seed=3)
+>>> record.end, record.turns, record.score
+('turn_cap', 30, 0)
+>>> replay_solo(record)
+[]
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import numbers
+import textwrap
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.cards import Card, CardError, face_card, format_cards, two_decks
+from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.record import (
+    ILLEGAL_CARD,
+    RAISED,
+    Fault,
+    RecordError,
+    _fault_lines,
+    card_from_text,
+    card_text,
+    describe_agent,
+)
+from eleusis_lab.rules import Context, Rule, parse
+from eleusis_lab.rules.analysis import Equivalence, equivalent
+from eleusis_lab.rules.reach import TooManyContexts
+
+__all__ = [
+    "END_REASONS",
+    "EXACT",
+    "FOUND",
+    "GAME",
+    "ILLEGAL_DECLARATION",
+    "INVALID",
+    "NO_STARTER",
+    "OUT_OF_CARDS",
+    "SIMULATION",
+    "TURN_CAP",
+    "WRONG_PENALTY",
+    "Declaration",
+    "Judgement",
+    "SoloConfig",
+    "SoloRecord",
+    "format_solo_layout",
+    "judge_declaration",
+    "play_solo",
+    "replay_solo",
+    "simulate_equivalence",
+    "solo_deal",
+    "solo_score",
+]
+
+GAME = "solo"
+HAND_SIZE = 12
+MAX_TURNS = 30
+#: Points a wrong declaration costs.
+WRONG_PENALTY = 2
+_DECK = tuple(two_decks())
+
+#: How a solo game ended (`SoloRecord.end`).
+FOUND = "found"
+TURN_CAP = "turn_cap"
+OUT_OF_CARDS = "out_of_cards"
+NO_STARTER = "no_starter"
+END_REASONS = {
+    FOUND: "the rule was found",
+    TURN_CAP: "the last turn was played",
+    OUT_OF_CARDS: "the player ran out of cards",
+    NO_STARTER: "the stock ran out before the rule accepted a starter",
+}
+
+#: How a declaration was judged (`Judgement.method`).
+EXACT = "exact"
+SIMULATION = "simulation"
+INVALID = "invalid"
+METHODS = (EXACT, SIMULATION, INVALID)
+
+#: A fault of ``declare_rule``: it returned something that is neither text nor None.
+ILLEGAL_DECLARATION = "illegal_declaration"
+_FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
+_FAULT_CALLS = ("start_game", "choose_play", "observe", "declare_rule")
+ON_FAULT = ("substitute", "raise")
+FORMAT_VERSION = 1
+_MESSAGE_LENGTH = 300
+
+
+# -- score --------------------------------------------------------------------------------
+
+
+def solo_score(found_turn: int | None, wrong_declarations: int, max_turns: int = MAX_TURNS) -> int:
+    """The benchmark's score of a solo game (RULES.md section 6).
+
+    Found on turn ``k`` (1-based): ``max_turns - (k - 1) - 2 * wrong``; not found:
+    ``-2 * wrong``. The published tables also report ``max(0, score)`` (the floored
+    score) and whether the rule was found (success).
+
+    Parameters
+    ----------
+    found_turn : int or None
+        The turn of the correct declaration, ``None`` if the rule was not found.
+    wrong_declarations : int
+        Wrong declarations made (those that did not parse included).
+    max_turns : int
+        The game's number of turns, 30 in the benchmark.
+
+    Examples
+    --------
+    >>> solo_score(1, 0), solo_score(12, 1), solo_score(30, 0), solo_score(None, 3)
+    (30, 17, 1, -6)
+    >>> max(0, solo_score(20, 6))  # the floored score
+    0
+    """
+    if not (_is_int(max_turns) and max_turns >= 1):
+        raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
+    if not (_is_int(wrong_declarations) and wrong_declarations >= 0):
+        raise ValueError(f"wrong_declarations must be >= 0, got {wrong_declarations!r}")
+    penalty = WRONG_PENALTY * int(wrong_declarations)
+    if found_turn is None:
+        return -penalty
+    if not (_is_int(found_turn) and 1 <= found_turn <= max_turns):
+        raise ValueError(f"found_turn must be None or in 1..{max_turns}, got {found_turn!r}")
+    return int(max_turns - (found_turn - 1) - penalty)
+
+
+# -- configuration ------------------------------------------------------------------------
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class SoloConfig:
+    """Options of the solo game; the defaults are the published benchmark's.
+
+    Parameters
+    ----------
+    hand_size : int
+        Cards in hand, kept by drawing after each play while the stock lasts.
+    max_turns : int
+        Turns played at most; also the longest main line on which a play is judged,
+        hence the states over which declarations are judged.
+    on_fault : {"substitute", "raise"}
+        ``"substitute"`` records an agent's fault and goes on (see the module
+        docstring); ``"raise"`` stops the game, for debugging an agent.
+    simulation_games : int
+        Random games of the equivalence simulation, used only when exact analysis is
+        impossible.
+    simulation_seed : int
+        Seed of that simulation; the same for every game, so a declaration gets the same
+        judgement wherever it is made.
+
+    Examples
+    --------
+    >>> SoloConfig().to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'hand_size': 12, 'max_turns': 30, 'on_fault': 'substitute', 'simulation_games': 1000,
+     'simulation_seed': 0}
+    """
+
+    hand_size: int = HAND_SIZE
+    max_turns: int = MAX_TURNS
+    on_fault: str = "substitute"
+    simulation_games: int = 1000
+    simulation_seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name, least in (
+            ("hand_size", 1),
+            ("max_turns", 1),
+            ("simulation_games", 1),
+            ("simulation_seed", 0),
+        ):
+            value = getattr(self, name)
+            if not (_is_int(value) and value >= least):
+                raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if self.hand_size > len(_DECK) - 1:
+            raise ConfigError(f"hand_size must leave a starter in the stock, got {self.hand_size}")
+        if self.on_fault not in ON_FAULT:
+            raise ConfigError(f"on_fault must be 'substitute' or 'raise', got {self.on_fault!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict (as stored in a `SoloRecord`)."""
+        return asdict(self)
+
+
+def _check_seed(seed: object) -> int:
+    if not (_is_int(seed) and seed >= 0):
+        raise ConfigError(f"a game seed is a whole number >= 0, got {seed!r}")
+    return int(seed)
+
+
+# -- judging declarations -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on a declared rule: correct or not, how it was judged, and why.
+
+    ``method`` is ``"exact"`` (reachable-state analysis), ``"simulation"`` (random
+    games, when exact analysis is impossible) or ``"invalid"`` (the text does not
+    parse or type-check: always wrong). ``reason`` says where the rules differ, or
+    the error of the text.
+    """
+
+    correct: bool
+    method: str
+    reason: str
+
+
+def _verdict(right: bool) -> str:
+    return "right" if right else "wrong"
+
+
+def _difference(found: Equivalence) -> str:
+    said = _verdict(found.first_accepts)
+    return (
+        f"{found.context}, {found.card} is {said} under the secret rule and"
+        f" {_verdict(not found.first_accepts)} under the declared one"
+    )
+
+
+def simulate_equivalence(
+    first: Rule, second: Rule, plays: int = MAX_TURNS, games: int = 1000, seed: int = 0
+) -> Equivalence:
+    """Compare two rules as the published benchmark does: over random games.
+
+    Each game shuffles two decks, draws starters until ``first`` accepts one on an
+    empty main line, then plays ``plays`` random cards (judged by ``first``). At every
+    step, the empty line included, the two rules must give the same verdict on all 52
+    faces. Random plays reach common states only: prefer `equivalent`, which is exact;
+    this is its fallback when a rule tells apart too many states to enumerate.
+
+    Parameters
+    ----------
+    first, second : Rule
+        The secret rule (its verdicts drive the games) and the declared one.
+    plays : int
+        Plays per game after the starter.
+    games : int
+        Number of random games.
+    seed : int
+        Seed of the games; the same seed gives the same verdict.
+
+    Returns
+    -------
+    Equivalence
+        Falsy with the first difference found (context, card, the first rule's verdict),
+        truthy when none was found.
+
+    Examples
+    --------
+    >>> bool(simulate_equivalence(parse("red(card)"), parse("not black(card)"), games=20))
+    True
+    >>> print(simulate_equivalence(parse("red(card)"), parse("suit(card) == hearts")))
+    not equivalent: on an empty main line, AD is right under the first rule and wrong under \
+the second
+    """
+    rng = np.random.default_rng(seed)
+    empty = Context()
+    for _ in range(games):
+        deck = [_DECK[i] for i in rng.permutation(len(_DECK)).tolist()]
+        context = empty
+        found = _first_difference(first, second, context)
+        if found is not None:
+            return found
+        first_mask = first.legal_mask(context)
+        start = next((i for i, c in enumerate(deck) if (first_mask >> c.face) & 1), None)
+        if start is None:
+            continue
+        main: tuple[Card, ...] = (deck[start],)
+        last: bool | None = None
+        for card in deck[start + 1 : start + 1 + plays]:
+            context = Context(main, last)
+            found = _first_difference(first, second, context)
+            if found is not None:
+                return found
+            last = bool((first.legal_mask(context) >> card.face) & 1)
+            if last:
+                main += (card,)
+    return Equivalence(True)
+
+
+def _first_difference(first: Rule, second: Rule, context: Context) -> Equivalence | None:
+    a, b = first.legal_mask(context), second.legal_mask(context)
+    if a == b:
+        return None
+    face = ((a ^ b) & -(a ^ b)).bit_length() - 1  # the lowest face they disagree on
+    return Equivalence(False, context.describe(), face_card(face), bool((a >> face) & 1))
+
+
+def judge_declaration(
+    rule: Rule | str,
+    text: str,
+    max_turns: int = MAX_TURNS,
+    simulation_games: int = 1000,
+    simulation_seed: int = 0,
+) -> Judgement:
+    """Judge a declared rule against the secret rule of a solo game.
+
+    Correct when the declared rule gives the same verdict as ``rule`` on every card in
+    every state a game of ``max_turns`` turns can reach: decided exactly with
+    `eleusis_lab.rules.analysis.equivalent` (main lines of up to ``max_turns`` cards),
+    and with `simulate_equivalence` only when that raises ``TooManyContexts``. Text that
+    does not parse or type-check is wrong (``method="invalid"``); this never raises for
+    bad text. Judgements are cached.
+
+    Examples
+    --------
+    >>> judge_declaration("odd(rank(card) + rank(last))",
+    ...                   "if odd(last) then even(card) else odd(card)")
+    Judgement(correct=True, method='exact', reason='the same verdict on every card in every \
+reachable state')
+    >>> judge_declaration("red(card)", "color(card) == red").method
+    'exact'
+    >>> print(judge_declaration("red(card)", "black(card)").reason)
+    on an empty main line, AC is wrong under the secret rule and right under the declared one
+    >>> judgement = judge_declaration("red(card)", "red(crad)")
+    >>> judgement.correct, judgement.method
+    (False, 'invalid')
+    >>> print(judgement.reason)
+    line 1, column 5: unknown name 'crad'; did you mean 'card'? (in 'red(crad)')
+    """
+    if isinstance(rule, str):
+        rule = parse(rule)
+    if not isinstance(text, str):
+        raise TypeError(f"a declaration is rule text, got {type(text).__name__}")
+    return _judge(rule, text, max_turns, simulation_games, simulation_seed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _judge(rule: Rule, text: str, max_turns: int, games: int, seed: int) -> Judgement:
+    try:
+        declared = parse(text)
+    except Exception as error:  # RuleSyntaxError; also anything odd text may provoke
+        one_line = getattr(error, "one_line", None)
+        reason = one_line() if callable(one_line) else f"{type(error).__name__}: {error}"
+        return Judgement(False, INVALID, _shorten(reason))
+    try:
+        found = equivalent(rule, declared, max_length=max_turns)
+        method = EXACT
+        same = "the same verdict on every card in every reachable state"
+    except TooManyContexts:
+        found = simulate_equivalence(rule, declared, max_turns, games, seed)
+        method = SIMULATION
+        same = f"no difference in {games} random games of {max_turns} plays"
+    return Judgement(bool(found), method, same if found else _difference(found))
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _MESSAGE_LENGTH else text[: _MESSAGE_LENGTH - 3] + "..."
+
+
+# -- the deal -----------------------------------------------------------------------------
+
+
+def _deal(
+    rng: np.random.Generator, rule: Rule, hand_size: int
+) -> tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]:
+    deck = [_DECK[i] for i in rng.permutation(len(_DECK)).tolist()]
+    hand, stock = tuple(deck[:hand_size]), deck[hand_size:]
+    mask = rule.legal_mask(Context())
+    start = next((i for i, card in enumerate(stock) if (mask >> card.face) & 1), None)
+    if start is None:
+        return hand, tuple(stock), None, ()
+    return hand, tuple(stock[:start]), stock[start], tuple(stock[start + 1 :])
+
+
+def solo_deal(
+    seed: int, rule: Rule | str, hand_size: int = HAND_SIZE
+) -> tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]:
+    """The hand, the refused starters, the starter and the stock `play_solo` deals.
+
+    The starter is ``None`` when the stock runs out before the rule accepts a card.
+
+    Examples
+    --------
+    >>> hand, refused, starter, stock = solo_deal(0, "black(card)")
+    >>> len(hand), refused, starter, len(stock)
+    (12, (Card('2H'), Card('JH')), Card('QC'), 89)
+    """
+    rule = parse(rule) if isinstance(rule, str) else rule
+    rng = np.random.default_rng(np.random.SeedSequence(_check_seed(seed)))
+    return _deal(rng, rule, hand_size)
+
+
+# -- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A rule declared on ``turn`` and its judgement (see `Judgement`)."""
+
+    turn: int
+    text: str
+    correct: bool
+    method: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SoloRecord:
+    """Everything about one solo game: enough to replay, check, score and lay it out.
+
+    Attributes
+    ----------
+    game : str
+        ``"solo"``.
+    rule, rule_name : str, str or None
+        The secret rule's canonical text and its catalog name, if any.
+    seed : int
+        The seed the game was played with.
+    config : dict
+        `SoloConfig.to_dict`.
+    agent : dict
+        The player: ``name``, ``spec`` and ``params`` (`eleusis_lab.record.describe_agent`).
+    deal : tuple of Card
+        The hand as dealt.
+    refused : tuple of Card
+        Cards drawn for a starter and refused by the rule on an empty line (discarded).
+    starter : Card or None
+        The first card of the main line (``None``: the game ended with `NO_STARTER`).
+    events : tuple of Event
+        Every play: card, verdict and the main-line position it was judged against.
+    declarations : tuple of Declaration
+        Every declaration, in order, with its judgement.
+    main_line, side_line : tuple of Card
+        The main line (starter first) and the wrong cards, at the end.
+    hand, stock : tuple of Card
+        The player's hand and the stock (in drawing order) at the end.
+    end : str
+        `FOUND`, `TURN_CAP`, `OUT_OF_CARDS` or `NO_STARTER`.
+    turns : int
+        Turns played.
+    found_turn : int or None
+        The turn of the correct declaration.
+    wrong_declarations : int
+        Declarations judged wrong (invalid text included).
+    score, floored_score : int
+        `solo_score` and ``max(0, score)``.
+    success : bool
+        Whether the rule was found.
+    faults : tuple of Fault
+        The agent's faults, in order (``seat`` is 0).
+    """
+
+    game: str
+    rule: str
+    rule_name: str | None
+    seed: int
+    config: dict[str, Any]
+    agent: dict[str, Any]
+    deal: tuple[Card, ...]
+    refused: tuple[Card, ...]
+    starter: Card | None
+    events: tuple[Event, ...]
+    declarations: tuple[Declaration, ...]
+    main_line: tuple[Card, ...]
+    side_line: tuple[Card, ...]
+    hand: tuple[Card, ...]
+    stock: tuple[Card, ...]
+    end: str
+    turns: int
+    found_turn: int | None
+    wrong_declarations: int
+    score: int
+    floored_score: int
+    success: bool
+    faults: tuple[Fault, ...] = ()
+
+    def replace(self, **changes: Any) -> SoloRecord:
+        """A copy with some fields changed (records are immutable)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""
+
+        def cards(seq) -> list[str]:
+            return [card_text(card) for card in seq]
+
+        return {
+            "format": FORMAT_VERSION,
+            "game": self.game,
+            "rule": self.rule,
+            "rule_name": self.rule_name,
+            "seed": self.seed,
+            "config": dict(self.config),
+            "agent": dict(self.agent),
+            "deal": cards(self.deal),
+            "refused": cards(self.refused),
+            "starter": None if self.starter is None else card_text(self.starter),
+            "events": [
+                {"card": card_text(e.card), "right": e.right, "position": e.position}
+                for e in self.events
+            ],
+            "declarations": [d.to_dict() for d in self.declarations],
+            "main_line": cards(self.main_line),
+            "side_line": cards(self.side_line),
+            "hand": cards(self.hand),
+            "stock": cards(self.stock),
+            "end": self.end,
+            "turns": self.turns,
+            "found_turn": self.found_turn,
+            "wrong_declarations": self.wrong_declarations,
+            "score": self.score,
+            "floored_score": self.floored_score,
+            "success": self.success,
+            "faults": [fault.to_dict() for fault in self.faults],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text; `from_json` reads it back to an equal record."""
+        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SoloRecord:
+        """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
+        try:
+            if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
+                raise RecordError(
+                    f"not a solo game record (format {data.get('format')!r}, game"
+                    f" {data.get('game')!r}; this version reads format {FORMAT_VERSION})"
+                )
+
+            def cards(seq) -> tuple[Card, ...]:
+                return tuple(card_from_text(text) for text in seq)
+
+            starter = data["starter"]
+            return cls(
+                game=data["game"],
+                rule=data["rule"],
+                rule_name=data.get("rule_name"),
+                seed=data["seed"],
+                config=dict(data["config"]),
+                agent=dict(data["agent"]),
+                deal=cards(data["deal"]),
+                refused=cards(data["refused"]),
+                starter=None if starter is None else card_from_text(starter),
+                events=tuple(
+                    Event(0, card_from_text(e["card"]), 1, e["right"], e["position"])
+                    for e in data["events"]
+                ),
+                declarations=tuple(
+                    Declaration(d["turn"], d["text"], d["correct"], d["method"], d["reason"])
+                    for d in data["declarations"]
+                ),
+                main_line=cards(data["main_line"]),
+                side_line=cards(data["side_line"]),
+                hand=cards(data["hand"]),
+                stock=cards(data["stock"]),
+                end=data["end"],
+                turns=data["turns"],
+                found_turn=data["found_turn"],
+                wrong_declarations=data["wrong_declarations"],
+                score=data["score"],
+                floored_score=data["floored_score"],
+                success=data["success"],
+                faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
+            )
+        except KeyError as error:
+            raise RecordError(
+                f"not a solo game record: the field {error.args[0]!r} is missing"
+            ) from None
+        except (CardError, TypeError, AttributeError, ValueError) as error:
+            if isinstance(error, RecordError):
+                raise
+            raise RecordError(f"not a solo game record: {error}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> SoloRecord:
+        """Read a record written by `to_json`; raises `RecordError` on anything else."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"not a solo game record: invalid JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise RecordError("not a solo game record: the JSON is not an object")
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the record to ``path`` as JSON."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> SoloRecord:
+        """Read a record saved with `save`."""
+        try:
+            return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        except RecordError as error:
+            raise RecordError(f"{path}: {error}") from None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Card):
+        return card_text(value)
+    return repr(value)  # parameters that JSON cannot hold are kept as their repr
+
+
+# -- the game -----------------------------------------------------------------------------
+
+
+def _text(show: Callable[[object], str], value: object) -> str:
+    try:
+        return show(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
+
+
+def _exception_text(error: Exception) -> str:
+    return _shorten(f"{type(error).__name__}: {_text(str, error)}")
+
+
+def play_solo(
+    rule: Rule | str, agent: Agent, seed: int, config: SoloConfig | None = None
+) -> SoloRecord:
+    """Play one solo game (RULES.md section 6) and return its record.
+
+    Each turn the engine asks ``agent.choose_play(obs)``, judges the card, refills the
+    hand, tells ``agent.observe(event)``, then asks ``agent.declare_rule(obs)`` with the
+    state after the turn; a declaration is judged by `judge_declaration` and a correct
+    one ends the game.
+
+    Parameters
+    ----------
+    rule : Rule or str
+        The secret rule (text is parsed with `eleusis_lab.rules.parse`).
+    agent : Agent
+        The player. Agents that set ``sees_rule`` are told the rule in ``GameInfo``.
+    seed : int
+        Seeds the shuffle and the agent's generator; same seed, same game.
+    config : SoloConfig, optional
+        Options of the game; the benchmark's defaults when omitted.
+
+    Returns
+    -------
+    SoloRecord
+
+    Raises
+    ------
+    AgentError
+        Only with ``config.on_fault="raise"``: a card the agent does not hold, or a
+        declaration that is not text. (The agent's own exceptions go up unchanged.)
+    ConfigError
+        For something that is not an agent, or a bad seed.
+
+    Examples
+    --------
+    >>> from eleusis_lab.agent import Agent
+    >>> class Stubborn(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    ...     def declare_rule(self, obs):
+    ...         return "black(card)" if len(obs.main_line) + len(obs.wrong_cards[0]) < 4 \
+else "red(card)"
+    >>> record = play_solo("red(card)", Stubborn(), seed=0)
+    >>> [(d.turn, d.correct) for d in record.declarations]
+    [(1, False), (2, False), (3, True)]
+    >>> record.score, record.floored_score, record.success
+    (24, 24, True)
+    """
+    if isinstance(rule, str):
+        rule = parse(rule)
+    config = SoloConfig() if config is None else config
+    if not isinstance(agent, Agent):
+        raise ConfigError(f"{agent!r} is not an Agent (eleusis_lab.agent.Agent)")
+    seed = _check_seed(seed)
+    stop = config.on_fault == "raise"
+
+    sequence = np.random.SeedSequence(seed)
+    deal, refused, starter, stock = _deal(np.random.default_rng(sequence), rule, config.hand_size)
+    agent_rng = np.random.default_rng(sequence.spawn(1)[0])
+    name = type(agent).__name__
+    faults: list[Fault] = []
+    events: list[Event] = []
+    declarations: list[Declaration] = []
+    hand, main, side = list(deal), [], []
+    drawn = 0  # cards drawn from the stock after the starter
+    last_right: bool | None = None
+    found: int | None = None
+    turns = 0
+
+    def fault(kind: str, message: str, event: int, phase: int, call: str) -> None:
+        faults.append(Fault(0, name, kind, message, event, phase, call))
+
+    def observation() -> Observation:
+        return Observation(GAME, 0, 1, tuple(hand), tuple(main), (tuple(side),), last_right)
+
+    if starter is None:
+        end = NO_STARTER
+    else:
+        main.append(starter)
+        info = GameInfo(GAME, 0, 1, deal, starter, rule if type(agent).sees_rule else None)
+        try:
+            agent.start_game(info, agent_rng)
+        except Exception as error:
+            if stop:
+                raise
+            fault(RAISED, _exception_text(error), 0, 0, "start_game")
+        end = TURN_CAP
+        for turn in range(1, config.max_turns + 1):
+            if not hand:
+                end = OUT_OF_CARDS
+                break
+            index = len(events)
+            obs = observation()
+            try:
+                card = agent.choose_play(obs)
+            except Exception as error:
+                if stop:
+                    raise
+                fault(RAISED, _exception_text(error), index, 1, "choose_play")
+                card = hand[0]
+            if not (isinstance(card, Card) and card in hand):
+                message = _not_held(card, obs.hand)
+                if stop:
+                    raise AgentError(f"{agent!r} {message}")
+                fault(ILLEGAL_CARD, message, index, 1, "choose_play")
+                card = hand[0]
+            hand.remove(card)
+            context = Context(tuple(main), last_right)
+            right = bool((rule.legal_mask(context) >> card.face) & 1)
+            event = Event(0, card, 1, right, len(main) - 1)
+            (main if right else side).append(card)
+            last_right = right
+            if drawn < len(stock):
+                hand.append(stock[drawn])
+                drawn += 1
+            events.append(event)
+            turns = turn
+            try:
+                agent.observe(event)
+            except Exception as error:
+                if stop:
+                    raise
+                fault(RAISED, _exception_text(error), index, 1, "observe")
+            try:
+                text = agent.declare_rule(observation())
+            except Exception as error:
+                if stop:
+                    raise
+                fault(RAISED, _exception_text(error), index, 1, "declare_rule")
+                text = None
+            if text is not None and not isinstance(text, str):
+                message = (
+                    f"declared {_shorten(_text(repr, text))} (a {type(text).__name__}),"
+                    " not rule text or None"
+                )
+                if stop:
+                    raise AgentError(f"{agent!r} {message}")
+                fault(ILLEGAL_DECLARATION, message, index, 1, "declare_rule")
+                text = None
+            if text is not None:
+                judgement = judge_declaration(
+                    rule, text, config.max_turns, config.simulation_games, config.simulation_seed
+                )
+                declarations.append(
+                    Declaration(turn, text, judgement.correct, judgement.method, judgement.reason)
+                )
+                if judgement.correct:
+                    found, end = turn, FOUND
+                    break
+
+    wrong = sum(not d.correct for d in declarations)
+    score = solo_score(found, wrong, config.max_turns)
+    return SoloRecord(
+        game=GAME,
+        rule=rule.text,
+        rule_name=rule.name,
+        seed=seed,
+        config=config.to_dict(),
+        agent=describe_agent(agent),
+        deal=deal,
+        refused=refused,
+        starter=starter,
+        events=tuple(events),
+        declarations=tuple(declarations),
+        main_line=tuple(main),
+        side_line=tuple(side),
+        hand=tuple(hand),
+        stock=stock[drawn:],
+        end=end,
+        turns=turns,
+        found_turn=found,
+        wrong_declarations=wrong,
+        score=score,
+        floored_score=max(0, score),
+        success=found is not None,
+        faults=tuple(faults),
+    )
+
+
+def _not_held(card: object, hand: tuple[Card, ...]) -> str:
+    what = (
+        repr(card) if isinstance(card, Card) else f"{_text(repr, card)} (a {type(card).__name__})"
+    )
+    return (
+        f"played {_shorten(what)}, which is not among the cards it may play"
+        f" now: {format_cards(hand) or 'none'}"
+    )
+
+
+# -- replay -------------------------------------------------------------------------------
+
+
+def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over the game
+    """Check a solo record against the rules of the game, without the agent.
+
+    Re-deals from the seed (hand, refused starters, starter, stock), replays every play
+    (the card is in hand, its position and verdict, the card drawn), judges every
+    declaration again with `judge_declaration`, and re-derives the end, the turns and
+    the score. Faults are checked too: a substituted play is the first card of the hand.
+
+    Parameters
+    ----------
+    record : SoloRecord
+        The record to check.
+
+    Returns
+    -------
+    list of str
+        The discrepancies found, most fundamental first; empty when consistent.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent
+    >>> record = play_solo("color(card) != color(last)", OracleAgent(), seed=1)
+    >>> replay_solo(record)
+    []
+    >>> replay_solo(record.replace(score=29))
+    ['score: recorded 29, the game gives 30']
+    """
+    problems: list[str] = []
+    rec = record
+    if rec.game != GAME:
+        return [f"not a solo game record (game {rec.game!r})"]
+    try:
+        rule = parse(rec.rule)
+    except Exception as error:
+        return [f"the rule does not parse: {error} ({rec.rule!r})"]
+    try:
+        config = SoloConfig(**rec.config)
+    except (ConfigError, TypeError) as error:
+        return [f"the config cannot be played: {error}"]
+
+    at_end = (*rec.hand, *rec.stock, *rec.main_line, *rec.side_line, *rec.refused)
+    if Counter(at_end) != Counter(_DECK):
+        problems.append(
+            "hand, stock, main line, side line and refused starters are not the 104 cards"
+            " of two decks"
+        )
+    try:
+        deal, refused, starter, stock = solo_deal(rec.seed, rule, config.hand_size)
+    except ConfigError as error:
+        return [*problems, f"seed {rec.seed!r} cannot be dealt: {error}"]
+    if tuple(rec.deal) != deal:
+        problems.append(f"the hand is not the one dealt by seed {rec.seed}")
+    if (tuple(rec.refused), rec.starter) != (refused, starter):
+        problems.append(
+            f"the refused starters and the starter are not those drawn by seed {rec.seed}"
+        )
+        return problems
+    problems += _check_faults(rec)
+    substituted = {
+        f.event for f in rec.faults if f.call == "choose_play" and f.kind in (RAISED, ILLEGAL_CARD)
+    }
+
+    hand, main, side = list(deal), [] if starter is None else [starter], []
+    last: bool | None = None
+    drawn, found = 0, None
+    by_turn: dict[int, list[Declaration]] = {}
+    for declaration in rec.declarations:
+        by_turn.setdefault(declaration.turn, []).append(declaration)
+    if starter is None and rec.events:
+        problems.append("plays are recorded, but no starter was drawn")
+        return problems
+    for k, e in enumerate(rec.events):
+        turn = k + 1
+        where = f"turn {turn} ({card_text(e.card)})"
+        if found is not None:
+            problems.append(f"{where}: the game goes on after the rule was found on turn {found}")
+            break
+        if turn > config.max_turns:
+            problems.append(f"{where}: the game goes past its {config.max_turns} turns")
+            break
+        if (e.seat, e.phase) != (0, 1):
+            problems.append(f"{where}: a solo play is seat 0, phase 1")
+        if e.card not in hand:
+            problems.append(f"{where}: the player does not hold that card")
+            return problems
+        if k in substituted and e.card != hand[0]:
+            problems.append(
+                f"{where}: after a fault the engine plays the first card of the hand,"
+                f" {card_text(hand[0])}"
+            )
+        hand.remove(e.card)
+        if e.position != len(main) - 1:
+            problems.append(
+                f"{where}: position {e.position}, but the main line ended at {len(main) - 1}"
+            )
+        right = rule.accepts(e.card, Context(tuple(main), last))
+        if right != e.right:
+            problems.append(
+                f"{where}: recorded {_verdict(e.right)}, but the rule says {_verdict(right)}"
+            )
+        (main if right else side).append(e.card)
+        last = right
+        if drawn < len(stock):
+            hand.append(stock[drawn])
+            drawn += 1
+        made = by_turn.pop(turn, [])
+        if len(made) > 1:
+            problems.append(f"{where}: {len(made)} declarations in one turn")
+        for declaration in made:
+            judgement = judge_declaration(
+                rule,
+                declaration.text,
+                config.max_turns,
+                config.simulation_games,
+                config.simulation_seed,
+            )
+            recorded = (declaration.correct, declaration.method, declaration.reason)
+            if recorded != (judgement.correct, judgement.method, judgement.reason):
+                problems.append(
+                    f"{where}: the declaration {declaration.text!r} is recorded"
+                    f" {'correct' if declaration.correct else 'wrong'} ({declaration.method}),"
+                    f" but judging it gives {'correct' if judgement.correct else 'wrong'}"
+                    f" ({judgement.method}: {judgement.reason})"
+                )
+            if judgement.correct and found is None:
+                found = turn
+    for turn in sorted(by_turn):
+        problems.append(f"a declaration is recorded on turn {turn}, which was not played")
+
+    turns = len(rec.events)
+    if starter is None:
+        end = NO_STARTER
+    elif found is not None:
+        end = FOUND
+    elif turns >= config.max_turns:
+        end = TURN_CAP
+    elif not hand:
+        end = OUT_OF_CARDS
+    else:
+        end = None
+        problems.append("the record stops before the last turn with no correct declaration")
+    if end is not None and rec.end != end:
+        problems.append(f"end: recorded {rec.end!r}, the game gives {end!r}")
+    wrong = sum(not d.correct for d in rec.declarations)
+    score = solo_score(found, wrong, config.max_turns)
+    expected = {
+        "turns": turns,
+        "found_turn": found,
+        "wrong_declarations": wrong,
+        "score": score,
+        "floored_score": max(0, score),
+        "success": found is not None,
+    }
+    for name, value in expected.items():
+        if getattr(rec, name) != value:
+            problems.append(
+                f"{name.replace('_', ' ')}: recorded {getattr(rec, name)!r},"
+                f" the game gives {value!r}"
+            )
+    final = {
+        "main line": (rec.main_line, main),
+        "side line": (rec.side_line, side),
+        "hand": (rec.hand, hand),
+        "stock": (rec.stock, stock[drawn:]),
+    }
+    for name, (recorded, derived) in final.items():
+        if tuple(recorded) != tuple(derived):
+            problems.append(f"the {name} at the end differs from the one the plays give")
+    return problems
+
+
+def _check_faults(rec: SoloRecord) -> list[str]:
+    """What is wrong with the faults of a solo record, short of replaying the plays."""
+    problems: list[str] = []
+    previous = 0
+    plays: Counter[int] = Counter()
+    name = rec.agent.get("name")
+    for i, fault in enumerate(rec.faults):
+        label = f"fault {i} ({fault.kind} in {fault.call})"
+        if fault.kind not in _FAULT_KINDS:
+            problems.append(f"{label}: unknown kind {fault.kind!r}")
+        if fault.call not in _FAULT_CALLS:
+            problems.append(f"{label}: unknown agent method {fault.call!r}")
+        elif fault.kind != RAISED and (fault.call, fault.kind) not in (
+            ("choose_play", ILLEGAL_CARD),
+            ("declare_rule", ILLEGAL_DECLARATION),
+        ):
+            problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
+        if fault.seat != 0:
+            problems.append(f"{label}: a solo game has only seat 0")
+        if fault.agent != name:
+            problems.append(f"{label}: names agent {fault.agent!r}, but the player is {name!r}")
+        if fault.call == "start_game":
+            if (fault.event, fault.phase) != (0, 0):
+                problems.append(f"{label}: a start_game fault is at event 0, phase 0")
+        elif not 0 <= fault.event < len(rec.events) or fault.phase != 1:
+            problems.append(f"{label}: turn {fault.event + 1} (phase {fault.phase}) was not played")
+        if fault.event < previous:
+            problems.append(f"{label}: faults are not in the order of the turns")
+        previous = fault.event
+        plays[fault.event] += fault.call == "choose_play"
+    problems += [
+        f"turn {event + 1}: {count} faulty plays recorded for one play"
+        for event, count in plays.items()
+        if count > 1
+    ]
+    if rec.faults and rec.config.get("on_fault") == "raise":
+        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
+    return problems
+
+
+# -- layout -------------------------------------------------------------------------------
+
+_CELL = 5
+_LABEL = 8
+_WIDTH = 100
+
+
+def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12) -> str:
+    """The table at the end of a solo game, the declarations and the score.
+
+    The main line runs left to right in blocks of ``columns`` cards, with the wrong
+    cards of the side line under the card they were played on; then the refused
+    starters, every declaration with its judgement, the score and any faults.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent
+    >>> print(format_solo_layout(play_solo("black(card)", OracleAgent(), seed=0)))
+    ... # doctest: +ELLIPSIS
+    solo Eleusis, seed 0, rule: black(card)
+    agent: OracleAgent
+    options: hand_size=12, max_turns=30, on_fault=substitute, simulation_games=1000, ...
+    refused starters (discarded): 2H JH
+    wrong cards are under the main-line card they were played on
+    <BLANKLINE>
+    position   0    1
+    main      QC  ...
+    <BLANKLINE>
+    declarations: 1 (0 wrong)
+      turn  1  correct (exact)  black(card)
+    found on turn 1 with 0 wrong declarations: score 30 (floored 30)
+    """
+    main = record.main_line
+    under: list[list[str]] = [[] for _ in main]
+    for event in record.events:
+        if not event.right and 0 <= event.position < len(main):
+            under[event.position].append(f"{event.card!s:>3}")
+    for i, cards in enumerate(under):
+        if len(cards) > max_rows:
+            under[i] = [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
+
+    name = f" ({record.rule_name})" if record.rule_name else ""
+    options = ", ".join(f"{k}={v}" for k, v in record.config.items())
+    lines = [
+        f"solo Eleusis, seed {record.seed}, rule: {record.rule}{name}",
+        f"agent: {record.agent.get('name')}",
+        *textwrap.wrap(f"options: {options}", width=_WIDTH, subsequent_indent="  "),
+        f"refused starters (discarded): {format_cards(record.refused) or 'none'}",
+    ]
+    if record.starter is None:
+        lines.append("no starter: the stock ran out before the rule accepted a card")
+    else:
+        lines += ["wrong cards are under the main-line card they were played on", ""]
+    for start in range(0, len(main), columns):
+        block = range(start, min(start + columns, len(main)))
+        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
+        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
+        depth = max(len(under[i]) for i in block)
+        for row in range(depth):
+            label = "wrong" if row == 0 else ""
+            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
+            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
+        lines.append("")
+    lines = [line.rstrip() for line in lines]
+
+    wrong = record.wrong_declarations
+    lines.append(f"declarations: {len(record.declarations)} ({wrong} wrong)")
+    for d in record.declarations:
+        verdict = "correct" if d.correct else "wrong"
+        text = " ".join(d.text.split())
+        line = f"  turn {d.turn:>2}  {verdict} ({d.method})  {text}"
+        lines.append(line if len(line) <= _WIDTH else line[: _WIDTH - 3] + "...")
+        if not d.correct:
+            lines.append(textwrap.shorten(f"           {d.reason}", _WIDTH, placeholder="..."))
+    plural = "" if wrong == 1 else "s"
+    if record.success:
+        lines.append(
+            f"found on turn {record.found_turn} with {wrong} wrong declaration{plural}:"
+            f" score {record.score} (floored {record.floored_score})"
+        )
+    else:
+        reason = END_REASONS.get(record.end, record.end)
+        lines.append(
+            f"not found after {record.turns} turns ({reason}), {wrong} wrong"
+            f" declaration{plural}: score {record.score} (floored {record.floored_score})"
+        )
+    lines += _fault_lines(record.faults)
+    return "\n".join(lines)

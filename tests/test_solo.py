@@ -1,0 +1,593 @@
+"""The solo benchmark game (RULES.md section 6): score, deal, declarations, end, record.
+
+Games are checked by an independent walk (the deck re-shuffled here from the seed, not
+by `replay_solo`): after every play each of the 104 cards is in exactly one place, the
+verdicts agree with the rule, and the end and the score follow from the declarations.
+"""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from agents.simple import OracleAgent, RandomAgent
+from eleusis_lab.agent import Agent, clone
+from eleusis_lab.cards import Card, two_decks
+from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games import solo
+from eleusis_lab.games.solo import (
+    FOUND,
+    ILLEGAL_DECLARATION,
+    NO_STARTER,
+    OUT_OF_CARDS,
+    TURN_CAP,
+    Declaration,
+    SoloConfig,
+    SoloRecord,
+    format_solo_layout,
+    judge_declaration,
+    play_solo,
+    replay_solo,
+    simulate_equivalence,
+    solo_deal,
+    solo_score,
+)
+from eleusis_lab.record import ILLEGAL_CARD, RAISED, RecordError
+from eleusis_lab.rules import Context, parse
+from eleusis_lab.rules.catalog import acceptable_rules
+from eleusis_lab.rules.reach import TooManyContexts
+from eleusis_lab.testing import CheckNotes, check_declared_games
+
+DECK = tuple(two_decks())
+RULES = (
+    "red(card)",
+    "color(card) != color(last)",
+    "if empty then black(card) else suit(card) != suit(last)",
+    "if last_play_right then red(card) else black(card)",
+    "rank(card) != rank(last) and suit(card) != suit(prev)",
+)
+
+
+class Scripted(Agent):
+    """Plays its first card; declares ``script[turn]`` after the play of that turn."""
+
+    def __init__(self, script=None):
+        self.script = script
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.turn_ = 0
+        self.seen_ = []
+
+    def choose_play(self, obs):
+        return obs.hand[0]
+
+    def observe(self, event):
+        self.turn_ += 1
+        self.seen_.append(event)
+
+    def declare_rule(self, obs):
+        script = self.script or {}
+        return script.get(self.turn_, script.get(str(self.turn_)))  # JSON keys are text
+
+
+def shuffled(seed: int) -> list[Card]:
+    """The deck order of a game, computed here as the module docstring says."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    return [DECK[i] for i in rng.permutation(104)]
+
+
+# -- score --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "found, wrong, score",
+    [
+        (1, 0, 30),  # found at once: 30 - 0 - 0
+        (2, 0, 29),
+        (12, 1, 17),  # 30 - 11 - 2
+        (30, 0, 1),  # the last turn still scores
+        (30, 1, -1),
+        (5, 20, -14),  # 30 - 4 - 40
+        (None, 0, 0),
+        (None, 1, -2),
+        (None, 3, -6),
+    ],
+)
+def test_score_formula(found, wrong, score):
+    assert solo_score(found, wrong) == score
+
+
+def test_score_with_other_turn_counts_and_bad_input():
+    assert solo_score(1, 0, max_turns=10) == 10
+    assert solo_score(10, 1, max_turns=10) == -1
+    for found, wrong in ((0, 0), (31, 0), (1, -1), (1.5, 0), (True, 0)):
+        with pytest.raises(ValueError):
+            solo_score(found, wrong)
+
+
+# -- deal and starter ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_starter_is_drawn_until_the_rule_accepts_one(seed):
+    deck = shuffled(seed)
+    hand, refused, starter, stock = solo_deal(seed, "red(card)")
+    assert hand == tuple(deck[:12])
+    assert all(not card.is_red for card in refused) and starter.is_red
+    assert deck[12:] == [*refused, starter, *stock]
+    record = play_solo("red(card)", RandomAgent(), seed)
+    assert (record.deal, record.refused, record.starter) == (hand, refused, starter)
+    assert record.main_line[0] == starter
+
+
+def test_a_rule_that_accepts_anything_on_an_empty_line_takes_the_first_card():
+    hand, refused, starter, stock = solo_deal(5, "color(card) != color(last)")
+    assert refused == () and starter == shuffled(5)[12] and len(stock) == 91
+
+
+def test_the_agent_is_told_the_starter_not_the_refused_cards():
+    agent = Scripted()
+    record = play_solo("black(card)", agent, seed=0)
+    assert record.refused  # seed 0 refuses two red cards
+    assert agent.info_.starter == record.starter and agent.info_.hand == record.deal
+    assert agent.info_.game == "solo" and agent.info_.rule is None
+
+
+def test_no_starter_when_the_stock_runs_out():
+    record = play_solo("if empty then false else true", OracleAgent(), seed=0)
+    assert record.end == NO_STARTER and record.starter is None and record.turns == 0
+    assert len(record.refused) == 92 and record.stock == () and record.main_line == ()
+    assert (record.score, record.floored_score, record.success) == (0, 0, False)
+    assert replay_solo(record) == []
+    assert SoloRecord.from_json(record.to_json()) == record
+    assert "no starter" in format_solo_layout(record)
+
+
+# -- invariants over whole games ------------------------------------------------------------
+
+
+def walk(record: SoloRecord, rule) -> None:
+    """Replay ``record`` against a deck shuffled here, checking every invariant."""
+    deck = shuffled(record.seed)
+    hand = deck[:12]
+    stock = deck[12 + len(record.refused) + 1 :]
+    refused = list(record.refused)
+    main, side, last = [record.starter], [], None
+    for k, event in enumerate(record.events):
+        assert event.card in hand
+        assert len(hand) == 12  # 104 cards cannot run out in 30 turns here
+        hand.remove(event.card)
+        assert event.right == rule.accepts(event.card, Context(tuple(main), last))
+        assert event.position == len(main) - 1
+        (main if event.right else side).append(event.card)
+        last = event.right
+        hand.append(stock.pop(0))
+        places = [*hand, *stock, *main, *side, *refused]
+        assert len(places) == 104 and set(places) == set(DECK), f"after play {k}"
+    assert record.hand == tuple(hand) and record.stock == tuple(stock)
+    assert record.main_line == tuple(main) and record.side_line == tuple(side)
+    everything = [*record.hand, *record.stock, *record.main_line, *record.side_line, *refused]
+    assert Counter(everything) == Counter(DECK) and len(set(everything)) == 104
+
+
+@pytest.mark.parametrize("text", RULES)
+@pytest.mark.parametrize("seed", [0, 7])
+def test_every_card_in_one_place_and_verdicts_follow_the_rule(text, seed):
+    rule = parse(text)
+    for agent in (RandomAgent(), Scripted()):
+        record = play_solo(rule, agent, seed)
+        walk(record, rule)
+        assert record.end == TURN_CAP and record.turns == len(record.events) == 30
+        assert record.score == 0 and not record.success
+        assert replay_solo(record) == []
+
+
+def test_the_game_ends_after_max_turns():
+    record = play_solo("red(card)", RandomAgent(), seed=3, config=SoloConfig(max_turns=5))
+    assert record.end == TURN_CAP and record.turns == 5 and len(record.events) == 5
+    assert len(record.hand) == 12 and replay_solo(record) == []
+
+
+def test_out_of_cards_when_hand_and_stock_are_used_up():
+    config = SoloConfig(max_turns=200)
+    record = play_solo("true", RandomAgent(), seed=1, config=config)
+    assert record.end == OUT_OF_CARDS and record.turns == 103 and record.hand == ()
+    assert record.stock == () and len(record.main_line) == 104
+    assert replay_solo(record) == []
+
+
+def test_observations_show_the_state_after_each_play():
+    class Watching(Scripted):
+        def declare_rule(self, obs):
+            self.after_ = obs
+            return None
+
+        def choose_play(self, obs):
+            assert len(obs.hand) == 12 and obs.game == "solo" and obs.seat == 0
+            if self.seen_:
+                assert obs == self.after_  # the state declare_rule saw is the next turn's
+            return super().choose_play(obs)
+
+    agent = Watching()
+    record = play_solo("color(card) != color(last)", agent, seed=2)
+    assert agent.after_.main_line == record.main_line
+    assert agent.after_.wrong_cards == (record.side_line,)
+    assert agent.after_.last_play_right == record.events[-1].right
+    assert agent.seen_ == list(record.events)
+
+
+# -- declarations ------------------------------------------------------------------------
+
+
+def test_correct_declaration_ends_the_game_and_scores():
+    record = play_solo("red(card)", Scripted({4: "red(card)"}), seed=0)
+    assert record.end == FOUND and record.found_turn == 4 and record.turns == 4
+    assert record.declarations == (
+        Declaration(4, "red(card)", True, "exact", record.declarations[0].reason),
+    )
+    assert (record.score, record.floored_score, record.success) == (27, 27, True)
+    assert replay_solo(record) == []
+
+
+def test_wrong_and_unparsable_declarations_cost_two_points_each():
+    script = {1: "black(card)", 2: "red(crad)", 3: "rank(card)", 5: "red(card)"}
+    record = play_solo("red(card)", Scripted(script), seed=0)
+    methods = [(d.turn, d.correct, d.method) for d in record.declarations]
+    assert methods == [
+        (1, False, "exact"),
+        (2, False, "invalid"),
+        (3, False, "invalid"),
+        (5, True, "exact"),
+    ]
+    assert "unknown name 'crad'" in record.declarations[1].reason
+    assert "must be true or false" in record.declarations[2].reason
+    assert "under the secret rule" in record.declarations[0].reason
+    assert record.wrong_declarations == 3 and record.score == 30 - 4 - 6 == 20
+    assert replay_solo(record) == []
+
+
+def test_many_wrong_declarations_give_a_negative_score_floored_at_zero():
+    script = {turn: "black(card)" for turn in range(1, 31)}
+    record = play_solo("red(card)", Scripted(script), seed=1)
+    assert record.end == TURN_CAP and record.wrong_declarations == 30
+    assert (record.score, record.floored_score, record.success) == (-60, 0, False)
+
+
+@pytest.mark.parametrize(
+    "secret, declared",
+    [
+        ("red(card)", "not black(card)"),
+        ("red(card)", "suit(card) == diamonds or suit(card) == hearts"),
+        ("odd(rank(card) + rank(last))", "if odd(last) then even(card) else odd(card)"),
+        ("color(card) != color(last)", "if red(last) then black(card) else red(card)"),
+        # The main line never exceeds 30 cards when a play is judged in 30 turns.
+        ("red(card)", "if length > 30 then black(card) else red(card)"),
+    ],
+)
+def test_an_equivalent_rule_written_differently_is_correct(secret, declared):
+    judgement = judge_declaration(secret, declared)
+    assert judgement.correct and judgement.method == "exact"
+    record = play_solo(secret, Scripted({2: declared}), seed=4)
+    assert record.success and record.found_turn == 2 and record.score == 29
+
+
+def test_a_rule_that_differs_in_one_reachable_state_is_wrong():
+    judgement = judge_declaration("red(card)", "if length >= 30 then black(card) else red(card)")
+    assert not judgement.correct and "30 cards" in judgement.reason
+    judgement = judge_declaration("red(card)", "if length > 30 then black(card) else red(card)", 40)
+    assert not judgement.correct  # in a 40-turn game it is reachable
+
+
+def test_bad_text_is_never_a_crash():
+    for text in ("", "((((", "red(card) and", "1 + ", "x" * 5000, "red(card) " * 3):
+        judgement = judge_declaration("red(card)", text)
+        assert not judgement.correct and judgement.method == "invalid"
+        assert len(judgement.reason) <= 300
+
+
+def test_simulation_judges_when_exact_analysis_is_impossible(monkeypatch):
+    def too_many(*args, **kwargs):
+        raise TooManyContexts("too many")
+
+    monkeypatch.setattr(solo, "equivalent", too_many)
+    solo._judge.cache_clear()
+    try:
+        right = judge_declaration("red(card)", "not black(card)")
+        wrong = judge_declaration("color(card) != color(last)", "red(card)")
+        assert (right.correct, right.method) == (True, "simulation")
+        assert "random games" in right.reason
+        assert (wrong.correct, wrong.method) == (False, "simulation")
+        record = play_solo("red(card)", Scripted({3: "not black(card)"}), seed=0)
+        assert record.declarations[0].method == "simulation" and record.success
+        assert replay_solo(record) == []
+    finally:
+        solo._judge.cache_clear()
+
+
+def test_simulation_checks_every_card_at_every_step_and_is_seeded():
+    first = parse("color(card) != color(last)")
+    assert simulate_equivalence(first, parse("if red(last) then black(card) else red(card)"))
+    found = simulate_equivalence(first, parse("if length == 7 then red(card) else " + first.text))
+    assert not found and "after" in found.context
+    again = simulate_equivalence(first, parse("if length == 7 then red(card) else " + first.text))
+    assert again == found
+    # A difference on the empty line (which starters are accepted) counts too.
+    found = simulate_equivalence(parse("red(card)"), parse("red(card) or empty"))
+    assert not found and found.context == "on an empty main line"
+
+
+def test_non_text_declaration_is_a_fault_not_a_declaration():
+    record = play_solo("red(card)", Scripted({1: 42, 2: "red(card)"}), seed=0)
+    assert [(f.kind, f.call, f.event) for f in record.faults] == [
+        (ILLEGAL_DECLARATION, "declare_rule", 0)
+    ]
+    assert record.wrong_declarations == 0 and record.found_turn == 2 and record.score == 29
+    assert replay_solo(record) == []
+    with pytest.raises(AgentError, match="not rule text"):
+        play_solo("red(card)", Scripted({1: 42}), seed=0, config=SoloConfig(on_fault="raise"))
+
+
+# -- the default declaration and the built-in agents ---------------------------------------
+
+
+class Proposer(Scripted):
+    """Proposes ``(text, confidence)`` and keeps the default declare_rule."""
+
+    def __init__(self, text="red(card)", confidence=0.9):
+        self.text = text
+        self.confidence = confidence
+
+    declare_rule = Agent.declare_rule
+
+    def propose_rule(self):
+        return (self.text, self.confidence)
+
+
+def test_default_declares_from_two_thirds_and_never_repeats():
+    assert Agent.declare_confidence == pytest.approx(2 / 3)
+    sure = play_solo("red(card)", Proposer(confidence=2 / 3), seed=0)
+    assert sure.found_turn == 1 and sure.score == 30
+    unsure = play_solo("red(card)", Proposer(confidence=0.66), seed=0)
+    assert unsure.declarations == () and unsure.score == 0
+    wrong = play_solo("red(card)", Proposer("black(card)"), seed=0)
+    assert [d.turn for d in wrong.declarations] == [1] and wrong.score == -2
+    agent = Proposer("black(card)")
+    play_solo("red(card)", agent, seed=0)
+    again = play_solo("red(card)", agent, seed=0)  # a new game forgets the old declarations
+    assert [d.turn for d in again.declarations] == [1]
+
+
+def test_default_declares_nothing_without_a_proposal():
+    record = play_solo("red(card)", RandomAgent(), seed=0)
+    assert record.declarations == () and record.end == TURN_CAP
+
+
+@pytest.mark.parametrize("rule", acceptable_rules(), ids=lambda rule: rule.name)
+def test_oracle_declares_the_rule_on_turn_one(rule):
+    record = play_solo(rule, OracleAgent(), seed=0)
+    assert (record.found_turn, record.score, record.wrong_declarations) == (1, 30, 0)
+
+
+def test_bayes_agent_finds_a_simple_rule():
+    from agents.bayes import BayesAgent
+
+    agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
+    record = play_solo("red(card)", agent, seed=0)
+    assert record.success and record.score >= 20 and replay_solo(record) == []
+
+
+@pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)
+def test_check_agent_plays_solo(agent):
+    notes = CheckNotes()
+    check_declared_games(agent, notes)
+    assert "solo" not in notes.not_checked
+
+
+def test_built_in_agents_declare_solo():
+    from agents.bayes import BayesAgent
+    from agents.learners import DecisionTreeAgent, SklearnAgent
+
+    for cls in (RandomAgent, OracleAgent, BayesAgent, SklearnAgent, DecisionTreeAgent):
+        assert "solo" in cls.games
+
+
+# -- determinism and records ---------------------------------------------------------------
+
+
+def test_same_seed_same_game_and_seeds_differ():
+    one = play_solo("color(card) != color(last)", RandomAgent(), seed=11)
+    two = play_solo("color(card) != color(last)", RandomAgent(), seed=11)
+    other = play_solo("color(card) != color(last)", RandomAgent(), seed=12)
+    assert one == two and one.to_json() == two.to_json()
+    assert one.deal != other.deal
+
+
+def test_the_agent_stream_depends_on_the_seed_only():
+    agent = RandomAgent()
+    first = play_solo("red(card)", agent, seed=3)
+    play_solo("black(card)", agent, seed=4)
+    assert play_solo("red(card)", agent, seed=3) == first
+    assert play_solo("red(card)", clone(agent), seed=3) == first
+
+
+def test_json_round_trip_and_replay(tmp_path):
+    script = {"1": "black(card)", "2": "red(crad)", "6": "not black(card)"}
+    record = play_solo("red(card)", Scripted(script), seed=2)
+    assert record.wrong_declarations == 2 and record.found_turn == 6
+    assert any(card.copy for card in (*record.hand, *record.stock))  # second-deck cards
+    assert SoloRecord.from_json(record.to_json()) == record
+    record.save(tmp_path / "game.json")
+    assert SoloRecord.load(tmp_path / "game.json") == record
+    assert replay_solo(SoloRecord.from_json(record.to_json(indent=2))) == []
+
+
+def tampered(record: SoloRecord) -> dict[str, SoloRecord]:
+    first = record.events[0]
+    wrong = record.declarations[0]
+    swapped = (record.hand[1], record.hand[0], *record.hand[2:])
+    return {
+        "score": record.replace(score=record.score + 1),
+        "floored": record.replace(floored_score=record.floored_score - 1),
+        "success": record.replace(success=not record.success),
+        "verdict": record.replace(
+            events=(first.__class__(0, first.card, 1, not first.right, 0), *record.events[1:])
+        ),
+        "judgement": record.replace(
+            declarations=(
+                Declaration(wrong.turn, wrong.text, True, wrong.method, wrong.reason),
+                *record.declarations[1:],
+            )
+        ),
+        "declaration text": record.replace(
+            declarations=(
+                Declaration(wrong.turn, "green(card)", False, wrong.method, wrong.reason),
+                *record.declarations[1:],
+            )
+        ),
+        "starter": record.replace(starter=record.refused[0]),
+        "refused": record.replace(refused=()),
+        "hand": record.replace(hand=swapped),
+        "seed": record.replace(seed=record.seed + 1),
+        "end": record.replace(end=TURN_CAP),
+        "turns": record.replace(events=record.events[:-1]),
+        "rule": record.replace(rule="red(card)"),
+        "wrong count": record.replace(wrong_declarations=0),
+    }
+
+
+TAMPERED = (
+    "score",
+    "floored",
+    "success",
+    "verdict",
+    "judgement",
+    "declaration text",
+    "starter",
+    "refused",
+    "hand",
+    "seed",
+    "end",
+    "turns",
+    "rule",
+    "wrong count",
+)
+
+
+@pytest.mark.parametrize("what", TAMPERED)
+def test_replay_catches_a_tampered_record(what):
+    record = play_solo("black(card)", Scripted({2: "red(card)", 7: "black(card)"}), seed=0)
+    assert replay_solo(record) == [] and record.refused
+    cases = tampered(record)
+    assert set(cases) == set(TAMPERED)
+    assert replay_solo(cases[what]), what
+
+
+def test_from_json_rejects_what_is_not_a_solo_record():
+    from eleusis_lab.games.classic import play_classic
+
+    classic = play_classic("red(card)", [RandomAgent(), RandomAgent()], seed=0)
+    for text in ("[]", "{", classic.to_json(), '{"format": 1, "game": "solo"}'):
+        with pytest.raises(RecordError):
+            SoloRecord.from_json(text)
+
+
+# -- faults ------------------------------------------------------------------------------
+
+
+class Raising(Scripted):
+    def __init__(self, where="choose_play"):
+        self.where = where
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        if self.where == "start_game":
+            raise RuntimeError("no start")
+
+    def choose_play(self, obs):
+        if self.where == "choose_play" and self.turn_ % 2:
+            raise ValueError("cannot choose")
+        if self.where == "illegal":  # the other copy of its first card, or not a card
+            twin = Card(obs.hand[0].rank, obs.hand[0].suit, 1 - obs.hand[0].copy)
+            return "QH" if twin in obs.hand else twin
+        return super().choose_play(obs)
+
+    def observe(self, event):
+        super().observe(event)
+        if self.where == "observe":
+            raise KeyError("lost")
+
+    def declare_rule(self, obs):
+        if self.where == "declare_rule":
+            raise ZeroDivisionError("no idea")
+        return None
+
+
+@pytest.mark.parametrize(
+    "where, kind, call, count",
+    [
+        ("choose_play", RAISED, "choose_play", 15),
+        ("illegal", ILLEGAL_CARD, "choose_play", 30),
+        ("observe", RAISED, "observe", 30),
+        ("declare_rule", RAISED, "declare_rule", 30),
+        ("start_game", RAISED, "start_game", 1),
+    ],
+)
+def test_faults_are_recorded_and_the_game_goes_on(where, kind, call, count):
+    record = play_solo("red(card)", Raising(where), seed=0)
+    assert record.end == TURN_CAP and record.turns == 30
+    assert len(record.faults) == count
+    assert {(f.kind, f.call, f.seat, f.agent) for f in record.faults} == {
+        (kind, call, 0, "Raising")
+    }
+    assert replay_solo(record) == []
+    assert SoloRecord.from_json(record.to_json()) == record
+    assert "faults:" in format_solo_layout(record)
+
+
+def test_a_substituted_play_is_the_first_card_of_the_hand():
+    record = play_solo("red(card)", Raising("illegal"), seed=0)
+    assert replay_solo(record) == []
+    faults = record.faults[:1]
+    bad = record.replace(events=(record.events[1], *record.events[1:]), faults=faults)
+    assert replay_solo(bad)
+
+
+def test_on_fault_raise_stops_the_game():
+    config = SoloConfig(on_fault="raise")
+    with pytest.raises(ValueError, match="cannot choose"):
+        play_solo("red(card)", Raising("choose_play"), seed=0, config=config)
+    with pytest.raises(AgentError, match="not among the cards"):
+        play_solo("red(card)", Raising("illegal"), seed=0, config=config)
+    with pytest.raises(ZeroDivisionError):
+        play_solo("red(card)", Raising("declare_rule"), seed=0, config=config)
+
+
+def test_bad_settings_raise_config_errors():
+    for bad in (
+        {"hand_size": 0},
+        {"hand_size": 104},
+        {"max_turns": 0},
+        {"on_fault": "ignore"},
+        {"simulation_games": 0},
+    ):
+        with pytest.raises(ConfigError):
+            SoloConfig(**bad)
+    with pytest.raises(ConfigError):
+        play_solo("red(card)", "random", seed=0)
+    with pytest.raises(ConfigError):
+        play_solo("red(card)", RandomAgent(), seed=-1)
+
+
+# -- layout ------------------------------------------------------------------------------
+
+
+def test_layout_shows_the_table_declarations_and_score():
+    record = play_solo("black(card)", Scripted({2: "red(card)", 3: "black(card)"}), seed=0)
+    text = format_solo_layout(record)
+    assert "refused starters (discarded): 2H JH" in text
+    assert "turn  2  wrong (exact)  red(card)" in text
+    assert "under the secret rule" in text
+    assert "found on turn 3 with 1 wrong declaration: score 26 (floored 26)" in text
+    lost = format_solo_layout(play_solo("red(card)", RandomAgent(), seed=0))
+    assert "not found after 30 turns (the last turn was played)" in lost

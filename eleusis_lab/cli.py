@@ -75,8 +75,10 @@ def _build_parser() -> argparse.ArgumentParser:
     equiv.set_defaults(run=_rules_equiv)
 
     play = commands.add_parser("play", help="play one game or a whole match")
-    play.add_argument("--game", default="classic", choices=["classic"])
-    play.add_argument("--players", type=int, help="active players (with --match: participants)")
+    play.add_argument("--game", default="classic", choices=list(PLAY_GAMES))
+    play.add_argument(
+        "--players", type=int, help="players, the dealer not counted (with --match: participants)"
+    )
     play.add_argument(
         "--agents",
         default="random",
@@ -85,7 +87,9 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--rule", help="a catalog name or rule text (default: drawn by the seed)")
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--json", metavar="PATH", help="write the game record (or match) as JSON")
-    play.add_argument("--match", action="store_true", help="play a match: everyone deals twice")
+    play.add_argument(
+        "--match", action="store_true", help="play a match: everyone deals (classic: twice)"
+    )
     play.add_argument(
         "--retry-in-turn", action="store_true", help="phase 2: try another card after a wrong one"
     )
@@ -93,7 +97,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--on-fault",
         choices=["substitute", "raise"],
         default="substitute",
-        help="an agent that fails: record it and play its first card, or stop",
+        help="an agent that fails: record it and play a documented substitute, or stop",
     )
     play.add_argument(
         "--decision-seconds", type=float, metavar="S", help="time budget per decision"
@@ -119,6 +123,15 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     agents.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
     agents.set_defaults(run=_bench_agents)
+    solo = bench.add_parser("solo", help="the solo benchmark protocol over the catalog rules")
+    solo.add_argument("--agents", default="random,oracle,bayes", help="comma-separated names")
+    solo.add_argument("--seeds", type=int, default=2, help="seeds per rule")
+    solo.add_argument(
+        "--rules", nargs="+", metavar="RULE", help="catalog names or texts (default: acceptable)"
+    )
+    solo.add_argument("--families", action="store_true", help="also a table per rule family")
+    solo.add_argument("--csv", metavar="PATH", help="also write the per-game table as CSV")
+    solo.set_defaults(run=_bench_solo)
     return parser
 
 
@@ -174,26 +187,62 @@ def _rules_equiv(args) -> int:
 # -- games ------------------------------------------------------------------------------
 
 
+# game: (module, play function, config class, match function, default players)
+PLAY_GAMES = {
+    "classic": ("classic", "play_classic", "ClassicConfig", "play_match", 3),
+    "four-to-eight": (
+        "four_to_eight",
+        "play_four_to_eight",
+        "FourToEightConfig",
+        "play_four_to_eight_match",
+        3,
+    ),
+    "delphi": ("delphi", "play_delphi", "DelphiConfig", "play_delphi_match", 3),
+    "new-eleusis": (
+        "new_eleusis",
+        "play_new_eleusis",
+        "NewEleusisConfig",
+        "play_new_eleusis_match",
+        4,
+    ),
+    "solo": ("solo", "play_solo", "SoloConfig", None, 1),
+}
+
+
 def _play(args) -> int:
-    from eleusis_lab.games.classic import ClassicConfig, play_classic
-    from eleusis_lab.games.match import play_match
+    import dataclasses
+    import importlib
+
     from eleusis_lab.record import format_layout
 
+    module_name, play_name, config_name, match_name, default_players = PLAY_GAMES[args.game]
+    module = importlib.import_module(f"eleusis_lab.games.{module_name}")
+    if args.match and match_name is None:
+        raise ConfigError(f"{args.game} has no match: it is one player's game")
     names = [name.strip() for name in args.agents.split(",")]
-    count = args.players or (len(names) if len(names) > 1 else (4 if args.match else 3))
+    count = args.players or (len(names) if len(names) > 1 else default_players + args.match)
     if len(names) == 1:
         names *= count
     if len(names) != count:
         raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
     agents = parse_agent_list(",".join(names))
-    config = ClassicConfig(
-        retry_in_turn=args.retry_in_turn,
-        on_fault=args.on_fault,
-        decision_seconds=args.decision_seconds,
-    )
+    config_type = getattr(module, config_name)
+    options = {
+        "retry_in_turn": args.retry_in_turn,
+        "on_fault": args.on_fault,
+        "decision_seconds": args.decision_seconds,
+    }
+    known = {field.name for field in dataclasses.fields(config_type)}
+    for option, value in options.items():
+        if option not in known and value not in (None, False, "substitute"):
+            flag = "--" + option.replace("_", "-")
+            raise ConfigError(f"{flag} does not apply to {args.game}")
+    config = config_type(**{k: v for k, v in options.items() if k in known})
     if args.match:
+        if module_name == "classic":
+            module = importlib.import_module("eleusis_lab.games.match")
         rules = get_rule(args.rule) if args.rule else acceptable_rules()
-        result = play_match(agents, seed=args.seed, rules=rules, config=config)
+        result = getattr(module, match_name)(agents, seed=args.seed, rules=rules, config=config)
         print(result.summary())
         if args.json:
             _write(args.json, result.to_json())
@@ -203,7 +252,11 @@ def _play(args) -> int:
     else:
         choices = acceptable_rules()
         rule = choices[np.random.default_rng(args.seed).integers(len(choices))]
-    record = play_classic(rule, agents, seed=args.seed, config=config)
+    if args.game == "solo":
+        if len(agents) != 1:
+            raise ConfigError(f"solo is played by one agent, not {len(agents)}")
+        agents = agents[0]
+    record = getattr(module, play_name)(rule, agents, seed=args.seed, config=config)
     print(format_layout(record))
     if args.json:
         _write(args.json, record.to_json())
@@ -217,14 +270,14 @@ def _write(path: str, text: str) -> None:
 
 
 def _replay(args) -> int:
-    from eleusis_lab.record import GameRecord, replay
+    from eleusis_lab.record import load_record, replay
 
-    record = GameRecord.load(args.path)
+    record = load_record(args.path)
     problems = replay(record)
     if problems:
         print(f"MISMATCH: {problems[0]}")
         return 1
-    print(f"OK: {len(record.events)} plays and every score check out")
+    print(f"OK: the {record.game} game of seed {record.seed}: every play and score check out")
     return 0
 
 
@@ -244,6 +297,23 @@ def _bench_agents(args) -> int:
     table = bench_agents(names, rules, games=args.games, players=args.players, verbose=True)
     if args.csv:
         table.to_csv(args.csv)
+        print(f"written to {args.csv}")
+    return 0
+
+
+def _bench_solo(args) -> int:
+    from eleusis_lab.bench import format_solo_table, solo_games, summarize_solo
+
+    names = [name.strip() for name in args.agents.split(",")]
+    parse_agent_list(",".join(names))  # unknown names fail now, not after a long run
+    rules = [get_rule(rule) for rule in args.rules] if args.rules else None
+    games = solo_games(names, rules, range(args.seeds), progress=True)
+    n_rules = games["rule"].nunique()
+    print(format_solo_table(summarize_solo(games), n_rules, args.seeds))
+    if args.families:
+        print(summarize_solo(games, ["agent", "family"]).to_string())
+    if args.csv:
+        games.to_csv(args.csv, index=False)
         print(f"written to {args.csv}")
     return 0
 

@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import importlib
 import json
 import textwrap
 from collections import Counter
@@ -401,11 +402,34 @@ class GameRecord:
             raise RecordError(f"{path}: {error}") from None
 
 
+# The games other than classic, by module: record class, replay and layout functions.
+# (four-to-eight records are GameRecords; its layout adds a line to format_layout's.)
+_OWN_RECORDS = {
+    "four-to-eight": ("four_to_eight", "GameRecord", "replay_four_to_eight", None),
+    "delphi": ("delphi", "DelphiRecord", "replay_delphi", "format_delphi_layout"),
+    "solo": ("solo", "SoloRecord", "replay_solo", "format_solo_layout"),
+    "new-eleusis": (
+        "new_eleusis",
+        "NewEleusisRecord",
+        "replay_new_eleusis",
+        "format_new_eleusis_layout",
+    ),
+}
+
+
+def _own(game: str, which: int) -> Any:
+    """The record class (0), replay (1) or layout (2) function of ``game``'s module."""
+    module, *names = _OWN_RECORDS[game]
+    if names[which] == "GameRecord":
+        return GameRecord
+    return getattr(importlib.import_module(f"eleusis_lab.games.{module}"), names[which])
+
+
 def read_record(text: str) -> Any:
     """A record of any game from its JSON text, whatever the game.
 
-    A `GameRecord` (classic, four-to-eight), or for Delphi a
-    `eleusis_lab.games.delphi.DelphiRecord`; raises `RecordError` on anything else.
+    A `GameRecord` (classic, four-to-eight), or the record class of the game's module
+    (Delphi, solo, New Eleusis); raises `RecordError` on anything else.
 
     >>> read_record('{"format": 2, "game": "classic"}')
     Traceback (most recent call last):
@@ -416,10 +440,9 @@ def read_record(text: str) -> Any:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise RecordError(f"not a game record: invalid JSON ({error})") from None
-    if isinstance(data, dict) and data.get("game") == "delphi":
-        from eleusis_lab.games.delphi import DelphiRecord
-
-        return DelphiRecord.from_dict(data)
+    game = data.get("game") if isinstance(data, dict) else None
+    if game in _OWN_RECORDS:
+        return _own(game, 0).from_dict(data)
     return GameRecord.from_json(text)
 
 
@@ -478,14 +501,8 @@ def replay(record: GameRecord) -> list[str]:
     """
     if record.game == "classic":
         return _replay_classic(record)
-    if record.game == "four-to-eight":
-        from eleusis_lab.games.four_to_eight import replay_four_to_eight
-
-        return replay_four_to_eight(record)
-    if record.game == "delphi":  # a `eleusis_lab.games.delphi.DelphiRecord`
-        from eleusis_lab.games.delphi import replay_delphi
-
-        return replay_delphi(record)
+    if record.game in _OWN_RECORDS:
+        return _own(record.game, 1)(record)
     return [f"replay does not know the game {record.game!r}"]
 
 
@@ -765,10 +782,8 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     dealer score: 6
     phase 2 ended after 0 turns: no player held a card the rule accepts
     """
-    if record.game == "delphi":  # a `eleusis_lab.games.delphi.DelphiRecord`
-        from eleusis_lab.games.delphi import format_delphi_layout
-
-        return format_delphi_layout(record, columns, max_rows)
+    if record.game in _OWN_RECORDS and _OWN_RECORDS[record.game][3]:
+        return _own(record.game, 2)(record, columns, max_rows)
     main = record.main_line
     under: list[list[str]] = [[] for _ in main]
     for event in record.events:

@@ -238,10 +238,13 @@ def _play(args) -> int:
             flag = "--" + option.replace("_", "-")
             raise ConfigError(f"{flag} does not apply to {args.game}")
     config = config_type(**{k: v for k, v in options.items() if k in known})
+    pool = acceptable_rules()
+    if args.game == "new-eleusis":  # its rules read only the main line
+        pool = [rule for rule in pool if "outcome" not in rule.slots]
     if args.match:
         if module_name == "classic":
             module = importlib.import_module("eleusis_lab.games.match")
-        rules = get_rule(args.rule) if args.rule else acceptable_rules()
+        rules = get_rule(args.rule) if args.rule else pool
         result = getattr(module, match_name)(agents, seed=args.seed, rules=rules, config=config)
         print(result.summary())
         if args.json:
@@ -250,8 +253,7 @@ def _play(args) -> int:
     if args.rule:
         rule = get_rule(args.rule)
     else:
-        choices = acceptable_rules()
-        rule = choices[np.random.default_rng(args.seed).integers(len(choices))]
+        rule = pool[np.random.default_rng(args.seed).integers(len(pool))]
     if args.game == "solo":
         if len(agents) != 1:
             raise ConfigError(f"solo is played by one agent, not {len(agents)}")

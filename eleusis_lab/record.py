@@ -138,7 +138,8 @@ def describe_agent(agent: Agent) -> dict[str, Any]:
     return {"name": cls.__name__, "spec": spec, "params": agent.get_params()}
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """The JSON form of what `json` cannot write itself: numpy scalars, cards, else repr."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, Card):
@@ -324,7 +325,7 @@ class GameRecord:
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
@@ -403,9 +404,14 @@ class GameRecord:
 
 
 # The games other than classic, by module: record class, replay and layout functions.
-# (four-to-eight records are GameRecords; its layout adds a line to format_layout's.)
+# (four-to-eight records are GameRecords; its layout adds a line to the classic one.)
 _OWN_RECORDS = {
-    "four-to-eight": ("four_to_eight", "GameRecord", "replay_four_to_eight", None),
+    "four-to-eight": (
+        "four_to_eight",
+        "GameRecord",
+        "replay_four_to_eight",
+        "format_four_to_eight_layout",
+    ),
     "delphi": ("delphi", "DelphiRecord", "replay_delphi", "format_delphi_layout"),
     "solo": ("solo", "SoloRecord", "replay_solo", "format_solo_layout"),
     "new-eleusis": (
@@ -782,8 +788,13 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     dealer score: 6
     phase 2 ended after 0 turns: no player held a card the rule accepts
     """
-    if record.game in _OWN_RECORDS and _OWN_RECORDS[record.game][3]:
+    if record.game in _OWN_RECORDS:
         return _own(record.game, 2)(record, columns, max_rows)
+    return format_main_line_layout(record, columns, max_rows)
+
+
+def format_main_line_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> str:
+    """`format_layout` of a `GameRecord` (classic and four-to-eight), whatever its game."""
     main = record.main_line
     under: list[list[str]] = [[] for _ in main]
     for event in record.events:

@@ -63,6 +63,11 @@ def test_rules_equiv(capsys):
         (["play", "--agents", "random,nobody", "--rule", "red(card)"], "nobody"),
         (["play", "--players", "3", "--agents", "random,random"], "--players is 3"),
         (["replay", "/nonexistent/record.json"], "No such file"),
+        (["play", "--game", "delphi", "--retry-in-turn"], "--retry-in-turn does not apply"),
+        (["play", "--game", "solo", "--agents", "oracle,oracle"], "solo is played by one agent"),
+        (["play", "--game", "solo", "--match"], "solo has no match"),
+        (["play", "--game", "four-to-eight", "--players", "4"], "4"),
+        (["bench", "solo", "--agents", "oracel"], "oracel"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, message):
@@ -90,6 +95,41 @@ def test_play_writes_a_record_that_replays(capsys, tmp_path):
     assert json.loads(path.read_text())["rule"] == "color(card) != color(last)"
     code, out, _ = run(capsys, "replay", str(path))
     assert code == 0 and out.startswith("OK")
+
+
+@pytest.mark.parametrize(
+    ("game", "agents", "says"),
+    [
+        ("four-to-eight", "oracle,random,random", "deck: 52 cards"),
+        ("delphi", "oracle,random", "oracle score"),
+        ("new-eleusis", "oracle,random,random", "dealer score"),
+        ("solo", "oracle", "found on turn 1 with 0 wrong declarations: score 30"),
+    ],
+)
+def test_play_every_game_writes_a_record_that_replays(capsys, tmp_path, game, agents, says):
+    path = tmp_path / "game.json"
+    argv = ["play", "--game", game, "--agents", agents, "--rule", "red_then_even"]
+    code, out, _ = run(capsys, *argv, "--seed", "4", "--json", str(path))
+    assert code == 0 and says in out
+    assert json.loads(path.read_text())["game"] == game
+    code, out, _ = run(capsys, "replay", str(path))
+    assert (code, out.split(":")[0]) == (0, "OK") and f"the {game} game of seed 4" in out
+
+
+@pytest.mark.parametrize("game", ["four-to-eight", "delphi", "new-eleusis"])
+def test_match_of_every_game(capsys, game):
+    argv = ["play", "--game", game, "--match", "--agents", "random", "--seed", "1"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "total" in out.lower() and "winner" in out
+
+
+def test_bench_solo_prints_the_table(capsys, tmp_path):
+    path = tmp_path / "solo.csv"
+    argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--rules", "red_only"]
+    code, out, _ = run(capsys, *argv, "--csv", str(path))
+    row = next(line.split() for line in out.splitlines() if line.startswith("oracle"))
+    assert code == 0 and row[1:4] == ["1", "1", "30"]  # games, success, mean score
+    assert "red_only" in path.read_text()
 
 
 def test_replay_reports_a_tampered_record(capsys, tmp_path):

@@ -82,6 +82,7 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     describe_agent,
+    jsonable,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.complexity import complexity
@@ -324,7 +325,7 @@ class DelphiRecord:
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DelphiRecord:
@@ -395,14 +396,6 @@ class DelphiRecord:
             return cls.from_json(Path(path).read_text(encoding="utf-8"))
         except RecordError as error:
             raise RecordError(f"{path}: {error}") from None
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, Card):
-        return card_text(value)
-    return repr(value)  # agent parameters that JSON cannot hold are kept as their repr
 
 
 # -- the game -----------------------------------------------------------------------------
@@ -884,24 +877,12 @@ class DelphiMatch(MatchResult):
     "dealer" of a game is its oracle, whose score is ``DelphiRecord.oracle_score``.
     """
 
+    record_type = DelphiRecord
+    title = "Delphi"
+
     def summary(self) -> str:
         """A table of the games and the totals, for a terminal."""
-        _, rest = super().summary().split("\n", 1)
-        rest = rest.replace("* = the dealer of the game", "* = the oracle of the game", 1)
-        return f"Delphi match, seed {self.seed}, {len(self.games)} games\n{rest}"
-
-    @classmethod
-    def from_json(cls, text: str) -> DelphiMatch:
-        """Read a match written by `to_json`."""
-        data = json.loads(text)
-        return cls(
-            seed=data["seed"],
-            participants=tuple(data["participants"]),
-            games=tuple(DelphiRecord.from_dict(game) for game in data["games"]),
-            dealers=tuple(data["dealers"]),
-            seats=tuple(tuple(seats) for seats in data["seats"]),
-            totals=tuple(float(total) for total in data["totals"]),
-        )
+        return super().summary().replace("the dealer of the game", "the oracle of the game", 1)
 
 
 def play_delphi_match(

@@ -78,7 +78,7 @@ from eleusis_lab.record import (
     _verdict,
     card_text,
     describe_agent,
-    format_layout,
+    format_main_line_layout,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 
@@ -599,7 +599,7 @@ def format_four_to_eight_layout(record: GameRecord, columns: int = 13, max_rows:
     dealer score: -2
     phase 2 ended after 0 turns: no player held a card the rule accepts
     """
-    text = format_layout(record, columns, max_rows)
+    text = format_main_line_layout(record, columns, max_rows)
     n = len(record.deal)
     if n not in PLAYERS:
         return text
@@ -625,10 +625,7 @@ class FourToEightMatch(MatchResult):
     the same fields, JSON (`to_json`, `from_json`) and ``winners``.
     """
 
-    def summary(self) -> str:
-        """A table of the games and the totals, for a terminal."""
-        _, rest = super().summary().split("\n", 1)
-        return f"four-to-eight Eleusis match, seed {self.seed}, {len(self.games)} games\n{rest}"
+    title = "four-to-eight Eleusis"
 
 
 def play_four_to_eight_match(

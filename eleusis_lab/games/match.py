@@ -31,7 +31,7 @@ import numpy as np
 from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.record import GameRecord, describe_agent
+from eleusis_lab.record import GameRecord, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import complexity
 
@@ -65,6 +65,11 @@ class MatchResult:
     seats: tuple[tuple[int, ...], ...]
     totals: tuple[float, ...]
 
+    #: The record class of the games (`from_json` reads them with its ``from_dict``).
+    record_type = GameRecord
+    #: The name of the game in the summary's title.
+    title = "classic Eleusis"
+
     @property
     def winners(self) -> list[int]:
         """The participant(s) with the highest total."""
@@ -74,7 +79,7 @@ class MatchResult:
     def summary(self) -> str:
         """A table of the games and the totals, for a terminal."""
         p = len(self.participants)
-        lines = [f"classic Eleusis match, seed {self.seed}, {len(self.games)} games", ""]
+        lines = [f"{self.title} match, seed {self.seed}, {len(self.games)} games", ""]
         lines.append("scores by participant, * = the dealer of the game")
         header = " ".join(f"{f'p{i}':>7}" for i in range(p))
         lines.append(f"{'game':>4} {header}  rule")
@@ -111,7 +116,7 @@ class MatchResult:
 
     def to_json(self, indent: int | None = None) -> str:
         """The match as JSON; `from_json` reads it back."""
-        return json.dumps(self.to_dict(), indent=indent, default=repr)
+        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
 
     @classmethod
     def from_json(cls, text: str) -> MatchResult:
@@ -120,7 +125,7 @@ class MatchResult:
         return cls(
             seed=data["seed"],
             participants=tuple(data["participants"]),
-            games=tuple(GameRecord.from_dict(game) for game in data["games"]),
+            games=tuple(cls.record_type.from_dict(game) for game in data["games"]),
             dealers=tuple(data["dealers"]),
             seats=tuple(tuple(seats) for seats in data["seats"]),
             totals=tuple(float(total) for total in data["totals"]),

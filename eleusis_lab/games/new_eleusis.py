@@ -92,6 +92,7 @@ from eleusis_lab.games._faults import (
     shorten,
     shown,
 )
+from eleusis_lab.games.match import MatchResult
 from eleusis_lab.games.scoring import (
     new_eleusis_dealer_score,
     new_eleusis_match_totals,
@@ -109,6 +110,7 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     describe_agent,
+    jsonable,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.complexity import complexity
@@ -520,7 +522,7 @@ class NewEleusisRecord:
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NewEleusisRecord:
@@ -587,14 +589,6 @@ class NewEleusisRecord:
             return cls.from_json(Path(path).read_text(encoding="utf-8"))
         except RecordError as error:
             raise RecordError(f"{path}: {error}") from None
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, Card):
-        return card_text(value)
-    return repr(value)  # parameters that JSON cannot hold are kept as their repr
 
 
 # -- the table: the state of a round and its moves, shared by the engine and replay ---------
@@ -1457,67 +1451,16 @@ def _fault_lines(faults: tuple[Fault, ...]) -> list[str]:
 # -- a match -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class NewEleusisMatch:
+class NewEleusisMatch(MatchResult):
     """The rounds of a New Eleusis match and the participants' totals.
 
-    Attributes
-    ----------
-    seed : int
-        The match seed.
-    participants : tuple of dict
-        Each participant's agent, described as in a record.
-    games : tuple of NewEleusisRecord
-        The rounds in the order they were played.
-    dealers : tuple of int
-        The participant who dealt each round.
-    seats : tuple of tuple of int
-        For each round, the participant at each seat (seat 0 first).
-    totals : tuple of int
-        Each participant's total (`eleusis_lab.games.scoring.new_eleusis_match_totals`:
-        10 for those who never dealt when the match stopped early).
+    A `eleusis_lab.games.match.MatchResult` whose games are `NewEleusisRecord` s;
+    ``totals`` are `eleusis_lab.games.scoring.new_eleusis_match_totals` (10 for those
+    who never dealt when the match stopped early).
     """
 
-    seed: int
-    participants: tuple[dict[str, Any], ...]
-    games: tuple[NewEleusisRecord, ...]
-    dealers: tuple[int, ...]
-    seats: tuple[tuple[int, ...], ...]
-    totals: tuple[int, ...]
-
-    @property
-    def winners(self) -> list[int]:
-        """The participant(s) with the highest total."""
-        best = max(self.totals)
-        return [i for i, total in enumerate(self.totals) if total == best]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The match as JSON-ready data, with every round's record in full."""
-        return {
-            "seed": self.seed,
-            "participants": [dict(agent) for agent in self.participants],
-            "dealers": list(self.dealers),
-            "seats": [list(seats) for seats in self.seats],
-            "totals": list(self.totals),
-            "games": [game.to_dict() for game in self.games],
-        }
-
-    def to_json(self, indent: int | None = None) -> str:
-        """The match as JSON; `from_json` reads it back."""
-        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
-
-    @classmethod
-    def from_json(cls, text: str) -> NewEleusisMatch:
-        """Read a match written by `to_json`."""
-        data = json.loads(text)
-        return cls(
-            seed=data["seed"],
-            participants=tuple(data["participants"]),
-            games=tuple(NewEleusisRecord.from_dict(game) for game in data["games"]),
-            dealers=tuple(data["dealers"]),
-            seats=tuple(tuple(seats) for seats in data["seats"]),
-            totals=tuple(data["totals"]),
-        )
+    record_type = NewEleusisRecord
+    title = "New Eleusis"
 
 
 def play_new_eleusis_match(

@@ -80,6 +80,7 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     describe_agent,
+    jsonable,
 )
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import Equivalence, equivalent
@@ -572,7 +573,7 @@ class SoloRecord:
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=_jsonable)
+        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SoloRecord:
@@ -650,14 +651,6 @@ class SoloRecord:
             return cls.from_json(Path(path).read_text(encoding="utf-8"))
         except RecordError as error:
             raise RecordError(f"{path}: {error}") from None
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, Card):
-        return card_text(value)
-    return repr(value)  # parameters that JSON cannot hold are kept as their repr
 
 
 # -- the game -----------------------------------------------------------------------------

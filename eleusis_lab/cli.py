@@ -49,8 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"eleusis-lab: bad rule: {error.one_line()}", file=sys.stderr)
     except USER_ERRORS as error:
         print(f"eleusis-lab: {error}", file=sys.stderr)
-    except KeyboardInterrupt:
-        print("eleusis-lab: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as error:  # Ctrl-C, or a person at a human seat quitting
+        print(f"eleusis-lab: {error or 'interrupted'}", file=sys.stderr)
         return 130
     return 2
 

@@ -63,6 +63,7 @@ import numbers
 import pickle
 import sys
 import time
+import unittest
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -909,6 +910,13 @@ CHECKS: tuple[Callable[..., None], ...] = (
 )
 
 
+def _interactive(agent: Agent) -> str | None:
+    """Why the checks cannot play ``agent`` (its class sets ``interactive = True``), or None."""
+    if not getattr(type(agent), "interactive", False):
+        return None
+    return f"{type(agent).__name__} is interactive (a person plays it): the checks cannot play it"
+
+
 def _check_instance(agent: object) -> Agent:
     if isinstance(agent, type):
         raise TypeError(f"pass an agent, not the class {agent.__name__}: e.g. {agent.__name__}()")
@@ -937,6 +945,9 @@ def check_agent(agent: Agent) -> AgentReport:
         At the first check that fails, naming the check, the agent and what failed.
     TypeError
         When ``agent`` is not an `Agent` instance.
+    unittest.SkipTest
+        When the agent's class sets ``interactive = True`` (a person plays it, e.g. the
+        registered ``human``): pytest reports the test as skipped, with the reason.
 
     Examples
     --------
@@ -948,6 +959,8 @@ def check_agent(agent: Agent) -> AgentReport:
     True
     """
     agent = _check_instance(agent)
+    if (reason := _interactive(agent)) is not None:
+        raise unittest.SkipTest(reason)
     notes = CheckNotes()
     for check in CHECKS:
         check(agent, notes)
@@ -974,7 +987,8 @@ def parametrize_with_checks(agents: Sequence[Agent]) -> Any:
     -------
     pytest.MarkDecorator
         Decorates a test function of two arguments, ``agent`` and ``check``, that calls
-        ``check(agent)``; test ids read ``RandomAgent()-check_pickle``.
+        ``check(agent)``; test ids read ``RandomAgent()-check_pickle``. The pairs of an
+        interactive agent (``interactive = True``) are marked skip, with the reason.
 
     Examples
     --------
@@ -990,4 +1004,10 @@ def parametrize_with_checks(agents: Sequence[Agent]) -> Any:
     agents = [_check_instance(agent) for agent in agents]
     pairs = [(agent, check) for agent in agents for check in CHECKS]
     ids = [f"{_label(agent)}-{check.__name__}" for agent, check in pairs]
-    return pytest.mark.parametrize("agent, check", pairs, ids=ids)
+    params = [
+        pair
+        if _interactive(pair[0]) is None
+        else pytest.param(*pair, marks=pytest.mark.skip(reason=_interactive(pair[0])))
+        for pair in pairs
+    ]
+    return pytest.mark.parametrize("agent, check", params, ids=ids)

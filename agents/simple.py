@@ -100,9 +100,9 @@ class OracleAgent(Agent):
             return pool[0]
         return pool[int(self.rng_.integers(len(pool)))]
 
-    def declare_rule(self, obs: Observation) -> str:
-        """The rule it was told: found on the first turn of a solo game."""
-        return self.rule_.text
+    def propose_rule(self) -> tuple[str, float]:
+        """The rule it was told, with certainty (so it declares it on a solo game's first turn)."""
+        return self.rule_.text, 1.0
 
     def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
         """New Eleusis: the longest string of right cards it holds (up to 4), else "no play".

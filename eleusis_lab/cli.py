@@ -104,6 +104,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     play.set_defaults(run=_play)
 
+    from eleusis_lab.runner import add_run_arguments
+
+    add_run_arguments(commands.add_parser("run", help="run an experiment spec (TOML)"))
+
     replay = commands.add_parser("replay", help="re-check a game record")
     replay.add_argument("path")
     replay.set_defaults(run=_replay)

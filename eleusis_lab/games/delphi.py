@@ -494,7 +494,7 @@ def play_delphi(
     faults = FaultLog(agents, config, events)
     stop, budget = faults.stop, config.decision_seconds
     for seat, agent in enumerate(agents):
-        info = GameInfo(GAME, seat, n, (), starter, rule if type(agent).sees_rule else None)
+        info = GameInfo(GAME, seat, n, (), starter, rule if agent.sees_rule is True else None)
         try:
             agent.start_game(info, agent_rngs[seat])
         except Exception as error:

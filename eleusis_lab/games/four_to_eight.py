@@ -266,7 +266,8 @@ def play_four_to_eight(
     faults = FaultLog(agents, config, events)
     stop = faults.stop
     for seat, agent in enumerate(agents):
-        info = GameInfo(GAME, seat, n, deal[seat], starter, rule if type(agent).sees_rule else None)
+        told = rule if agent.sees_rule is True else None
+        info = GameInfo(GAME, seat, n, deal[seat], starter, told)
         try:
             agent.start_game(info, agent_rngs[seat])
         except Exception as error:

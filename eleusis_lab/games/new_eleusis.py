@@ -960,7 +960,7 @@ def play_new_eleusis(
     stop, budget = faults.stop, config.decision_seconds
 
     for seat, agent in enumerate(agents):
-        known = rule if type(agent).sees_rule else None
+        known = rule if agent.sees_rule is True else None
         info = GameInfo(GAME, seat, n, table.deal[seat], table.starter, known)
         try:
             agent.start_game(info, agent_rngs[seat])

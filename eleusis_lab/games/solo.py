@@ -746,7 +746,7 @@ else "red(card)"
         end = NO_STARTER
     else:
         main.append(starter)
-        info = GameInfo(GAME, 0, 1, deal, starter, rule if type(agent).sees_rule else None)
+        info = GameInfo(GAME, 0, 1, deal, starter, rule if agent.sees_rule is True else None)
         try:
             agent.start_game(info, agent_rng)
         except Exception as error:

@@ -1,0 +1,525 @@
+"""Run an experiment spec: shards of games in parallel, stored as they finish, resumable.
+
+`run_experiment` expands a spec (`eleusis_lab.spec`) into shards
+(`eleusis_lab.shards`), skips those already stored in the output directory, plays the
+rest in this process, in joblib worker processes (``jobs=N``) or on Dask (``backend=
+"dask"``: a local cluster; ``scheduler=ADDRESS``: an existing one), writes each
+shard's rows as it arrives (`eleusis_lab.storage`), and returns the whole table.
+
+- Same spec, same table (but the ``wall_time`` column, see
+  `eleusis_lab.shards.TIMING_COLUMNS`), whatever the backend and the number of jobs:
+  every random choice derives from the spec's seed and the game's number.
+- A run stopped by Ctrl-C, ``kill -9`` or a crash is finished by running it again with
+  the same spec and output directory; the stored shards are kept, a shard half-written
+  is never seen, and the table is the one of an uninterrupted run.
+- Workers send rows back and this process writes them, so a cluster needs no shared disk.
+
+The ``eleusis-lab run`` command is `add_run_arguments` and `run_command`; `bench_run`
+times a spec with 1 and 2 jobs.
+
+Scripts that use ``backend="dask"`` without a ``scheduler`` start worker processes:
+guard their top level with ``if __name__ == "__main__":``, as for `multiprocessing`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.shards import (
+    ROW_SCHEMA,
+    Shard,
+    ShardResult,
+    add_rule_figures,
+    know_rule_figures,
+    play_shard,
+)
+from eleusis_lab.spec import ExperimentSpec, load_spec
+from eleusis_lab.storage import (
+    clean_temporary,
+    done_shards,
+    events_path,
+    read_metadata,
+    read_tables,
+    rows_path,
+    write_metadata,
+    write_table,
+)
+
+__all__ = [
+    "BACKENDS",
+    "RunInterrupted",
+    "add_run_arguments",
+    "bench_run",
+    "plan_shards",
+    "run_command",
+    "run_experiment",
+]
+
+BACKENDS = ("local", "dask")
+_PACKAGES = ("eleusis-lab", "numpy", "pandas", "pyarrow", "scikit-learn", "joblib", "distributed")
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; the message says how many shards are kept for resuming."""
+
+
+def plan_shards(spec: ExperimentSpec) -> list[Shard]:
+    """The shards of a spec: each cell's units cut into runs of ``shard_size``.
+
+    >>> spec = load_spec({"games": 5, "shard_size": 2, "dealer": "red(card)",
+    ...                   "agents": ["random", "random"]})
+    >>> [(shard.index, shard.start, shard.stop) for shard in plan_shards(spec)]
+    [(0, 0, 2), (1, 2, 4), (2, 4, 5)]
+    """
+    shards = []
+    for cell in spec.cells:
+        for index, start in enumerate(range(0, spec.units, cell.shard_size)):
+            shards.append(Shard(cell, index, start, min(start + cell.shard_size, spec.units)))
+    return shards
+
+
+# -- backends: each yields the ShardResults of the shards as they finish -------------------
+
+
+def _in_process(shards: Sequence[Shard]) -> Iterator[ShardResult]:
+    for shard in shards:
+        yield play_shard(shard, figures=False)
+
+
+def _joblib(shards: Sequence[Shard], jobs: int) -> Iterator[ShardResult]:
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    yield from parallel(delayed(play_shard)(shard, figures=False) for shard in shards)
+
+
+def _dask(shards: Sequence[Shard], jobs: int, scheduler: Any) -> Iterator[ShardResult]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as error:
+        raise ConfigError(
+            f"the dask backend needs dask.distributed: pip install 'eleusis-lab[dask]' ({error})"
+        ) from None
+    owned: list[Any] = []
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, dashboard_address=":0")
+        owned = [cluster]
+        client = Client(cluster)
+        owned.insert(0, client)
+    elif isinstance(scheduler, str):
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as error:
+            raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+        owned = [client]
+    else:
+        client = scheduler  # a distributed.Client the caller keeps
+    futures = client.map(play_shard, list(shards), figures=False, pure=False)
+    pending = set(futures)
+    try:
+        for future in as_completed(futures):
+            pending.discard(future)
+            yield future.result()
+    finally:
+        if pending:
+            client.cancel(list(pending))
+        for thing in owned:
+            thing.close()
+
+
+def _results(
+    shards: Sequence[Shard], jobs: int, backend: str, scheduler: Any
+) -> Iterator[ShardResult]:
+    if backend == "dask":
+        return _dask(shards, jobs, scheduler)
+    if jobs == 1 or len(shards) <= 1:
+        return _in_process(shards)
+    return _joblib(shards, jobs)
+
+
+def _know_pools(spec: ExperimentSpec) -> None:
+    """Take the figures of the rules of the dealers' pools from the pools (built already)."""
+    from eleusis_lab.dealers import make_dealer, rule_pool
+
+    for text in {_json_text(cell.dealer) for cell in spec.cells}:
+        params = make_dealer(json.loads(text)).get_params()
+        if "grammar" in params and "size" in params:
+            with contextlib.suppress(ConfigError, TypeError, ValueError):
+                know_rule_figures(rule_pool(params["grammar"], params["size"]))
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+# -- metadata -------------------------------------------------------------------------------
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        with contextlib.suppress(importlib_metadata.PackageNotFoundError):
+            versions[name] = importlib_metadata.version(name)
+    return versions
+
+
+def _git() -> dict[str, Any] | None:
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5
+        )
+        if commit.returncode != 0:
+            return None
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+# -- the run --------------------------------------------------------------------------------
+
+
+def _check_jobs(jobs: Any) -> int:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not (jobs >= 1 or jobs == -1):
+        raise ConfigError(f"jobs must be a whole number >= 1 (or -1: every core), got {jobs!r}")
+    return (os.cpu_count() or 1) if jobs == -1 else jobs
+
+
+def run_experiment(
+    spec_or_path: str | Path | Mapping[str, Any] | ExperimentSpec,
+    jobs: int = 1,
+    out: str | Path | None = None,
+    backend: str = "local",
+    scheduler: Any = None,
+    games: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run an experiment, or finish one that was interrupted, and return its table.
+
+    Parameters
+    ----------
+    spec_or_path : str, Path, mapping or ExperimentSpec
+        A spec file (TOML), its contents, or a loaded spec (`eleusis_lab.spec`).
+    jobs : int
+        Worker processes (local) or workers of the local Dask cluster; -1: every core.
+    out : str or Path, optional
+        The output directory; default: the spec's ``out``, else ``results/NAME``.
+    backend : {"local", "dask"}
+        ``"local"``: this process (``jobs=1``) or joblib processes. ``"dask"``: a
+        ``distributed.LocalCluster`` of ``jobs`` workers, or the cluster ``scheduler``
+        names; needs ``pip install 'eleusis-lab[dask]'``.
+    scheduler : str or distributed.Client, optional
+        The address of a running Dask scheduler (implies ``backend="dask"``), or a client.
+    games : int, optional
+        Games (or matches) per cell instead of the spec's count.
+    progress : bool
+        Show a progress bar with the time left (on stderr).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per game and seat (columns: `eleusis_lab.shards.ROW_SCHEMA`), in the
+        order of cells, games and seats. ``attrs`` holds ``out``, ``shards``,
+        ``shards_run``, ``shards_skipped`` and ``seconds``.
+
+    Raises
+    ------
+    ConfigError
+        For a bad spec or setting, or an output directory that cannot be written.
+    RunInterrupted
+        On Ctrl-C, after keeping every finished shard; run again to resume.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> spec = {"name": "demo", "games": 6, "shard_size": 4, "dealer": "suit_cycle",
+    ...         "agents": ["random", "oracle"]}
+    >>> out = tempfile.mkdtemp()
+    >>> table = run_experiment(spec, out=out, progress=False)
+    >>> len(table), table.attrs["shards_run"]  # 6 games x 2 seats, in 2 shards
+    (12, 2)
+    >>> table.groupby("agent")["score"].mean().round(1).to_dict()
+    {'oracle': 19.7, 'random': 0.0}
+    >>> again = run_experiment(spec, out=out, progress=False)  # all stored: nothing to play
+    >>> again.attrs["shards_run"], again.drop(columns="wall_time").equals(
+    ...     table.drop(columns="wall_time"))
+    (0, True)
+    """
+    if isinstance(spec_or_path, ExperimentSpec):
+        spec = spec_or_path if games is None else spec_or_path.with_units(games)
+    else:
+        spec = load_spec(spec_or_path, games=games)
+    jobs = _check_jobs(jobs)
+    if backend not in BACKENDS:
+        raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if scheduler is not None:
+        backend = "dask"
+    out = Path(out if out is not None else spec.out or Path("results") / spec.name)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        clean_temporary(out)
+    except OSError as error:
+        raise ConfigError(f"{out}: cannot write results there: {error}") from None
+
+    shards = plan_shards(spec)
+    _know_pools(spec)
+    stored = done_shards(out)
+    todo = [shard for shard in shards if shard.name not in stored]
+    previous = read_metadata(out) or {}
+    run = {
+        "started": _now(),
+        "status": "running",
+        "backend": backend,
+        "jobs": jobs,
+        "scheduler": None if scheduler is None else str(scheduler),
+        "shards": len(shards),
+        "shards_skipped": len(shards) - len(todo),
+        "shards_run": 0,
+        "games_run": 0,
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        "versions": _versions(),
+        "git": _git(),
+    }
+    metadata = {
+        "experiment": spec.name,
+        "source": spec.source,
+        "spec": spec.data,
+        "unit": spec.unit,
+        "units": spec.units,
+        "cells": [{"cell": cell.label, "key": cell.key} for cell in spec.cells],
+        "shards": [shard.name for shard in shards],
+        "runs": [*previous.get("runs", []), run],
+    }
+    write_metadata(out, metadata)
+
+    from tqdm.auto import tqdm
+
+    total = sum(shard.games for shard in shards)
+    bar = tqdm(
+        total=total,
+        initial=total - sum(shard.games for shard in todo),
+        unit="game",
+        desc=spec.name,
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    started = time.perf_counter()
+
+    def finish(status: str) -> None:
+        run.update(status=status, finished=_now(), seconds=round(time.perf_counter() - started, 3))
+        if run["seconds"] > 0:
+            run["games_per_second"] = round(run["games_run"] / run["seconds"], 2)
+        write_metadata(out, metadata)
+
+    try:
+        # Closing the results stops the workers at once, whatever stopped the loop.
+        with bar, contextlib.closing(_results(todo, jobs, backend, scheduler)) as results:
+            for result in results:
+                name = result.shard.name
+                if result.events is not None:
+                    write_table(result.events, events_path(out, name))
+                write_table(add_rule_figures(result.rows), rows_path(out, name))
+                run["shards_run"] += 1
+                run["games_run"] += result.games
+                bar.update(result.games)
+    except KeyboardInterrupt:
+        finish("interrupted")
+        kept = len(done_shards(out) & {shard.name for shard in shards})
+        raise RunInterrupted(
+            f"interrupted: {kept} of {len(shards)} shards kept in {out}; run again to resume"
+        ) from None
+    except BaseException:
+        finish("failed")
+        raise
+    finish("complete")
+    table = read_tables([rows_path(out, shard.name) for shard in shards], ROW_SCHEMA)
+    table.attrs.update(
+        out=str(out),
+        shards=len(shards),
+        shards_run=run["shards_run"],
+        shards_skipped=run["shards_skipped"],
+        seconds=run["seconds"],
+    )
+    return table
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the arguments of ``eleusis-lab run`` to ``parser`` (and ``run=run_command``).
+
+    >>> parser = add_run_arguments(argparse.ArgumentParser(prog="run"))
+    >>> args = parser.parse_args(["spec.toml", "--jobs", "2", "--quiet"])
+    >>> args.spec, args.jobs, args.quiet, args.run is run_command
+    ('spec.toml', 2, True, True)
+    """
+    parser.add_argument("spec", help="an experiment spec (TOML)")
+    parser.add_argument("--out", metavar="DIR", help="output directory (default: the spec's)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local: this process or joblib workers; dask: a local Dask cluster",
+    )
+    parser.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler"
+    )
+    parser.add_argument(
+        "--games", type=int, metavar="N", help="games (or matches) per cell, e.g. for a trial"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run_command)
+    return parser
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``eleusis-lab run``: run the spec, print one line of summary; 130 on Ctrl-C.
+
+    Bad input raises `ConfigError` (the command line prints it as one line, exit 2).
+    """
+    try:
+        table = run_experiment(
+            args.spec,
+            jobs=args.jobs,
+            out=args.out,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            games=args.games,
+            progress=not args.quiet,
+        )
+    except RunInterrupted as interrupted:
+        print(f"eleusis-lab: {interrupted}", file=sys.stderr)
+        return 130
+    attrs = table.attrs
+    games = table[["cell", "game"]].drop_duplicates().shape[0] if len(table) else 0
+    resumed = f", {attrs['shards_skipped']} already stored" if attrs["shards_skipped"] else ""
+    print(
+        f"{games} games, {len(table)} rows in {attrs['out']} ({attrs['shards']} shards"
+        f"{resumed}; {attrs['seconds']:.1f} s)"
+    )
+    faults = int(table["faults"].sum()) if len(table) else 0
+    if faults:
+        print(f"warning: agents faulted {faults} times (see the faults column)", file=sys.stderr)
+    return 0
+
+
+# -- benchmark ------------------------------------------------------------------------------
+
+
+def bench_run(
+    spec_or_path: str | Path | Mapping[str, Any] | ExperimentSpec,
+    jobs: Sequence[int] = (1, 2),
+    games: int | None = None,
+    verbose: bool = True,
+) -> dict[str, float]:
+    """Time a spec with each number of jobs: games per second, speed-up and overhead.
+
+    For each number of jobs, a short warm-up run (a few shards per cell) starts the
+    workers and fills their caches, and is timed as ``startup_N``; then the whole spec
+    is timed as ``seconds_N``. The figures:
+
+    - ``speedup_N``: ``seconds_1 / seconds_N`` (against the first of ``jobs``);
+    - ``overhead_share``, ``overhead_per_shard_ms``: the run's time beyond the games'
+      own (their ``wall_time``) with the first of ``jobs`` (normally 1): agents made
+      per game, rows, Parquet files, the progress of the run;
+    - ``slowdown_N``: how much longer a game took, on average, than with the first of
+      ``jobs``; about 1 when every worker has a core of its own, about N when the
+      workers share one (a machine whose other cores are busy), which caps the speed-up.
+
+    Timing figures belong here, never in the tests' asserts.
+
+    Examples
+    --------
+    >>> spec = {"games": 8, "shard_size": 4, "dealer": "red(card)", "agents": ["random"] * 2}
+    >>> figures = bench_run(spec, jobs=(1,), verbose=False)
+    >>> sorted(figures)  # doctest: +NORMALIZE_WHITESPACE
+    ['game_seconds_1', 'games', 'games_per_second_1', 'overhead_per_shard_ms',
+     'overhead_share', 'seconds_1', 'shards', 'startup_1']
+    """
+    spec = (
+        spec_or_path
+        if isinstance(spec_or_path, ExperimentSpec)
+        else load_spec(spec_or_path, games=games)
+    )
+    if games is not None and isinstance(spec_or_path, ExperimentSpec):
+        spec = spec.with_units(games)
+    largest = max(cell.shard_size for cell in spec.cells)
+    figures: dict[str, float] = {}
+    for n in jobs:
+        warm = spec.with_units(min(spec.units, n * largest))
+        with tempfile.TemporaryDirectory() as out:
+            started = time.perf_counter()
+            run_experiment(warm, jobs=n, out=out, progress=False)
+            figures[f"startup_{n}"] = time.perf_counter() - started
+        with tempfile.TemporaryDirectory() as out:
+            started = time.perf_counter()
+            table = run_experiment(spec, jobs=n, out=out, progress=False)
+            seconds = figures[f"seconds_{n}"] = time.perf_counter() - started
+        played = table.drop_duplicates(["cell", "game"])
+        game_seconds = float(played["wall_time"].sum())
+        figures["games"] = len(played)
+        figures["shards"] = table.attrs["shards"]
+        figures[f"games_per_second_{n}"] = len(played) / seconds
+        figures[f"game_seconds_{n}"] = game_seconds
+        if n == jobs[0]:
+            figures["overhead_share"] = (seconds - game_seconds) / seconds
+            figures["overhead_per_shard_ms"] = 1000 * (seconds - game_seconds) / figures["shards"]
+    for n in jobs[1:]:
+        figures[f"speedup_{n}"] = figures[f"seconds_{jobs[0]}"] / figures[f"seconds_{n}"]
+        figures[f"slowdown_{n}"] = figures[f"game_seconds_{n}"] / figures[f"game_seconds_{jobs[0]}"]
+    if verbose:
+        print(format_bench(figures, jobs))
+    return figures
+
+
+def format_bench(figures: dict[str, float], jobs: Sequence[int]) -> str:
+    """The figures of `bench_run` as a few lines of text."""
+    lines = [f"{figures['games']:g} games in {figures['shards']:g} shards"]
+    for n in jobs:
+        speedup = ""
+        if f"speedup_{n}" in figures:
+            speedup = (
+                f", speed-up {figures[f'speedup_{n}']:.2f}x (each game"
+                f" {figures[f'slowdown_{n}']:.2f}x as long)"
+            )
+        lines.append(
+            f"  jobs={n}: {figures[f'seconds_{n}']:.2f} s, "
+            f"{figures[f'games_per_second_{n}']:.0f} games/s{speedup};"
+            f" warm-up {figures[f'startup_{n}']:.2f} s"
+        )
+    lines.append(
+        f"  overhead (jobs={jobs[0]}): {figures['overhead_share']:.0%} of the run,"
+        f" {figures['overhead_per_shard_ms']:.1f} ms per shard"
+    )
+    return "\n".join(lines)

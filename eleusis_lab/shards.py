@@ -1,0 +1,507 @@
+"""Shards: the unit of work of an experiment, and the rows its games give.
+
+A `Shard` is a run of consecutive games (or matches) of one cell. `play_shard` plays
+them in one process and returns their rows: one per game and seat, plus one per play
+when the cell asks for events. Shards share nothing, so they run in any order, on any
+worker, and give the same rows.
+
+Seeds
+-----
+Everything derives from the cell's root seed through ``numpy.random.SeedSequence``
+spawn keys:
+
+- game ``g`` of a cell (in a match: its games are numbered on from the match's first)
+  is played with seed `game_seed` ``(root, g)``, a 63-bit integer stored in its rows,
+  so `rerun_game` replays any one game from its row;
+- the dealer of shard ``s`` draws rules with a generator on ``(root, 1, s)``, and is
+  made fresh for each shard: a learning dealer learns over the games of one shard.
+
+Seeds do not depend on the cell's other settings, so the cells of a grid are played on
+the same deals with the same rule draws ("common random numbers"): differences between
+cells are not blurred by luck. Vary ``seed`` in the grid for independent replicates.
+
+Examples
+--------
+>>> from eleusis_lab.spec import load_spec
+>>> spec = load_spec({"games": 3, "dealer": "red(card)", "agents": ["random", "oracle"]})
+>>> shard = Shard(spec.cells[0], index=0, start=0, stop=3)
+>>> result = play_shard(shard)
+>>> result.games, result.rows.num_rows
+(3, 6)
+>>> row = result.rows.to_pylist()[1]
+>>> row["seed"] == game_seed(0, 0), row["agent"], row["rule"]
+(True, 'oracle', 'red(card)')
+>>> rerun_game(row).player_scores[row["seat"]] == row["score"]
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card
+from eleusis_lab.games.table import GAMES
+from eleusis_lab.record import GameRecord, card_text
+from eleusis_lab.registry import make_agent
+from eleusis_lab.rules import Rule, parse
+from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.spec import Cell
+
+__all__ = [
+    "EVENT_SCHEMA",
+    "IDENTIFIED_MASS",
+    "ROW_SCHEMA",
+    "TIMING_COLUMNS",
+    "Shard",
+    "ShardResult",
+    "add_rule_figures",
+    "game_seed",
+    "know_rule_figures",
+    "play_shard",
+    "rerun_game",
+    "rule_figures",
+]
+
+#: An agent has identified the rule once it proposes one equivalent to it with at least
+#: this posterior mass (as `eleusis_lab.bench.bench_agents` measures it).
+IDENTIFIED_MASS = 0.9
+_GAME_STREAM, _DEALER_STREAM = 0, 1
+
+#: One row per game and seat.
+ROW_SCHEMA = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("cell", pa.string()),  # the grid values, JSON
+        ("lineup", pa.string()),
+        ("shard", pa.int64()),
+        ("game", pa.int64()),  # within the cell
+        ("match", pa.int64()),  # within the cell; null outside matches
+        ("seed", pa.int64()),
+        ("game_type", pa.string()),
+        ("players", pa.int64()),  # active players of the game
+        ("rule", pa.string()),
+        ("rule_name", pa.string()),  # its catalog name, if it has one
+        ("rule_nodes", pa.int64()),
+        ("rule_bits", pa.float64()),
+        ("rule_acceptance", pa.float64()),
+        ("rule_classes", pa.int64()),
+        ("dealer", pa.string()),
+        ("dealer_params", pa.string()),  # JSON
+        ("arm", pa.string()),  # the dealer's arm (e.g. a complexity band); null if none
+        ("dealer_participant", pa.int64()),  # matches: who dealt
+        ("seat", pa.int64()),
+        ("participant", pa.int64()),  # matches: who sits at the seat
+        ("slot", pa.int64()),  # index of the seat's agent in the line-up
+        ("agent", pa.string()),  # registered name or module:Class
+        ("agent_params", pa.string()),  # JSON
+        ("score", pa.float64()),
+        ("dealer_score", pa.float64()),
+        ("wrong_cards", pa.int64()),  # wrong cards after phase 1 (where the game has one)
+        ("cards_left", pa.int64()),
+        ("plays", pa.int64()),  # the seat's plays
+        ("game_plays", pa.int64()),  # every seat's plays
+        ("plays_to_identify", pa.int64()),  # game plays seen when identified; null: never
+        ("faults", pa.int64()),  # the seat's faults
+        ("end", pa.string()),  # how the game ended, in its own words
+        ("config", pa.string()),  # the game's options, JSON
+        ("table", pa.string()),  # every seat's agent, JSON: what `rerun_game` needs
+        ("wall_time", pa.float64()),  # seconds to play the game
+    ]
+)
+
+#: One row per play (with ``events = true``).
+EVENT_SCHEMA = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("cell", pa.string()),
+        ("shard", pa.int64()),
+        ("game", pa.int64()),
+        ("index", pa.int64()),
+        ("seat", pa.int64()),
+        ("card", pa.string()),
+        ("phase", pa.int64()),
+        ("right", pa.bool_()),
+        ("position", pa.int64()),
+        ("p_right", pa.float64()),  # with ``predictions = true``; null otherwise
+    ]
+)
+
+#: Columns that measure time, so differ between runs; all others are reproducible.
+TIMING_COLUMNS = ("wall_time",)
+
+
+def game_seed(root: int, game: int) -> int:
+    """The seed of game ``game`` of a cell with root seed ``root`` (a 63-bit integer).
+
+    >>> game_seed(0, 0), game_seed(0, 1) != game_seed(0, 0), game_seed(1, 0) != game_seed(0, 0)
+    (1317536309490288386, True, True)
+    """
+    sequence = np.random.SeedSequence(root, spawn_key=(_GAME_STREAM, game))
+    return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def dealer_rng(root: int, shard: int) -> np.random.Generator:
+    """The generator the dealer of shard ``shard`` draws rules with."""
+    return np.random.default_rng(np.random.SeedSequence(root, spawn_key=(_DEALER_STREAM, shard)))
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Units ``start`` to ``stop - 1`` (games or matches) of a cell; shard ``index``."""
+
+    cell: Cell
+    index: int
+    start: int
+    stop: int
+
+    @property
+    def name(self) -> str:
+        """The shard's file name (without suffix): the cell's key and the units' range."""
+        return f"{self.cell.key}-{self.start:07d}-{self.stop:07d}"
+
+    @property
+    def games(self) -> int:
+        """How many games the shard plays."""
+        return (self.stop - self.start) * self.cell.games_per_unit
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """What `play_shard` returns: the rows, the events (or None), games and seconds."""
+
+    shard: Shard
+    rows: pa.Table
+    events: pa.Table | None
+    games: int
+    seconds: float
+
+
+# -- rule figures -----------------------------------------------------------------------
+
+_FIGURE_COLUMNS = ("rule_nodes", "rule_bits", "rule_acceptance", "rule_classes")
+_FIGURES: dict[str, tuple[int, float, float, int]] = {}  # rule text -> its four figures
+
+
+def rule_figures(rule: str) -> tuple[int, float, float, int]:
+    """The four complexity figures of a rule's text, computed once per process.
+
+    >>> rule_figures("red(card)")[0]  # nodes
+    2
+    """
+    figures = _FIGURES.get(rule)
+    if figures is None:
+        c = complexity(_parsed(rule))
+        figures = _FIGURES[rule] = (c.nodes, c.bits, c.acceptance, c.classes)
+    return figures
+
+
+def know_rule_figures(table: Any) -> None:
+    """Remember figures already computed elsewhere, e.g. a dealer's pool
+    (`eleusis_lab.dealers.rule_pool`): a table with ``rule``, ``nodes``, ``bits``,
+    ``acceptance`` and ``classes``."""
+    for rule, *figures in zip(
+        table["rule"],
+        table["nodes"],
+        table["bits"],
+        table["acceptance"],
+        table["classes"],
+        strict=True,
+    ):
+        _FIGURES.setdefault(
+            str(rule), (int(figures[0]), float(figures[1]), float(figures[2]), int(figures[3]))
+        )
+
+
+def add_rule_figures(rows: pa.Table) -> pa.Table:
+    """``rows`` with the complexity columns filled in from each row's ``rule``.
+
+    Workers leave them empty and the runner fills them, so that each rule's figures
+    are computed once per run, not once per worker.
+    """
+    figures = [rule_figures(text) for text in rows.column("rule").to_pylist()]
+    for k, name in enumerate(_FIGURE_COLUMNS):
+        column = pa.array([each[k] for each in figures], type=ROW_SCHEMA.field(name).type)
+        rows = rows.set_column(rows.schema.get_field_index(name), name, column)
+    return rows
+
+
+# -- watching agents --------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _same_rule(rule: str, proposal: str) -> bool:
+    from eleusis_lab.rules.analysis import equivalent
+
+    try:
+        return bool(equivalent(parse(rule), parse(proposal)))
+    except Exception:  # a proposal that is not a rule of the language identifies nothing
+        return False
+
+
+class _Watch:
+    """Watches one seat's agent: when it identifies the rule, and its predictions.
+
+    It wraps the agent's own ``observe`` (and ``choose_play`` for predictions) on the
+    instance, so the engine, the agent's class name and its faults are as without it.
+    """
+
+    def __init__(self, agent: Agent, seat: int, rule: Rule, predictions: bool):
+        self.seat, self.plays, self.identified_at = seat, 0, None
+        self.p_right: dict[int, float] = {}  # event index -> P(right) of the card played
+        proposes = type(agent).propose_rule is not Agent.propose_rule
+        if not (proposes or predictions):
+            return
+        inner_observe, inner_choose = agent.observe, agent.choose_play
+        pending: list = []
+
+        def choose_play(obs):
+            pending[:] = [obs]
+            return inner_choose(obs)
+
+        def observe(event):
+            if pending and event.seat == seat:
+                # The decision's state: nothing happened since choose_play.
+                with contextlib.suppress(Exception):
+                    self.p_right[self.plays] = float(agent.predict(pending[0], [event.card])[0])
+                pending.clear()
+            self.plays += 1
+            inner_observe(event)  # a fault here is the engine's to record
+            if proposes and self.identified_at is None:
+                try:
+                    proposal = agent.propose_rule()
+                except Exception:
+                    proposal = None
+                if (
+                    proposal
+                    and proposal[1] >= IDENTIFIED_MASS
+                    and _same_rule(rule.text, str(proposal[0]))
+                ):
+                    self.identified_at = self.plays
+
+        agent.observe = observe
+        if predictions:
+            agent.choose_play = choose_play
+
+
+# -- playing ----------------------------------------------------------------------------
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Card):
+        return card_text(value)
+    return repr(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=_jsonable)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> Rule:
+    return parse(text)
+
+
+def _as_rule(rule: Rule | str) -> Rule:
+    return _parsed(rule) if isinstance(rule, str) else rule
+
+
+class _ShardPlayer:
+    """Plays the games of one shard and collects their rows."""
+
+    def __init__(self, shard: Shard, figures: bool):
+        from eleusis_lab.dealers import make_dealer
+
+        self.figures = figures
+        self.shard, cell = shard, shard.cell
+        self.cell = cell
+        self.game = GAMES[cell.game]
+        self.config = self.game.make_config(cell.config)
+        self.config_json = _dumps(self.config.to_dict())
+        self.dealer = make_dealer(json.loads(json.dumps(cell.dealer)))
+        self.dealer_params = _dumps(self.dealer.get_params())
+        self.rng = dealer_rng(cell.seed, shard.index)
+        self.rows: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        agents = cell.lineup.agents
+        self.params_json = [_dumps(spec.params) for spec in agents]  # per line-up slot
+        self.table_json: dict[tuple[int, ...], str] = {}  # per seating, as slots
+
+    def _table_json(self, slots: tuple[int, ...]) -> str:
+        text = self.table_json.get(slots)
+        if text is None:
+            agents = self.cell.lineup.agents
+            text = self.table_json[slots] = _dumps([agents[k].to_dict() for k in slots])
+        return text
+
+    def play(
+        self,
+        number: int,
+        seats: list[tuple[int, Any]],
+        match: int | None = None,
+        dealer: int | None = None,
+        participants: list[int] | None = None,
+    ) -> None:
+        """Play game ``number`` with (slot, AgentSpec) per seat; in a match, who is who."""
+        cell = self.cell
+        chosen = self.dealer.choose_rule(self.rng)
+        rule = _as_rule(chosen.rule)
+        seed = game_seed(cell.seed, number)
+        agents = [spec.make() for _, spec in seats]
+        watches = [_Watch(agent, seat, rule, cell.predictions) for seat, agent in enumerate(agents)]
+        started = time.perf_counter()
+        record = self.game.play(rule, agents, seed, self.config)
+        wall = time.perf_counter() - started
+        outcome = self.game.outcome(record)
+        if outcome.dealer_score is not None:
+            self.dealer.record_score(chosen, outcome.dealer_score)
+
+        arm = getattr(chosen, "arm", None)
+        nodes, bits, acceptance, classes = (
+            rule_figures(record.rule) if self.figures else (None, None, None, None)
+        )
+        faults = [0] * len(agents)
+        for fault in getattr(record, "faults", ()):
+            faults[fault.seat] += 1
+        common = {
+            "experiment": cell.experiment,
+            "cell": cell.label,
+            "lineup": cell.lineup.name,
+            "shard": self.shard.index,
+            "game": number,
+            "match": match,
+            "seed": seed,
+            "game_type": record.game,
+            "players": len(agents),
+            "rule": record.rule,
+            "rule_name": getattr(record, "rule_name", None),
+            "rule_nodes": nodes,
+            "rule_bits": bits,
+            "rule_acceptance": acceptance,
+            "rule_classes": classes,
+            "dealer": self.dealer.name,
+            "dealer_params": self.dealer_params,
+            "arm": None if arm is None else str(arm),
+            "dealer_participant": dealer,
+            "dealer_score": outcome.dealer_score,
+            "game_plays": len(outcome.events),
+            "end": outcome.end,
+            "config": self.config_json,
+            "table": self._table_json(tuple(slot for slot, _ in seats)),
+            "wall_time": wall,
+        }
+        for seat, (slot, spec) in enumerate(seats):
+            self.rows.append(
+                {
+                    **common,
+                    "seat": seat,
+                    "slot": slot,
+                    "agent": spec.name,
+                    "agent_params": self.params_json[slot],
+                    "score": outcome.scores[seat],
+                    "wrong_cards": outcome.wrong_cards[seat],
+                    "cards_left": outcome.cards_left[seat],
+                    "plays": outcome.plays[seat],
+                    "plays_to_identify": watches[seat].identified_at,
+                    "faults": faults[seat],
+                    "participant": None if participants is None else participants[seat],
+                }
+            )
+        if cell.events:
+            for index, event in enumerate(outcome.events):
+                self.events.append(
+                    {
+                        "experiment": cell.experiment,
+                        "cell": cell.label,
+                        "shard": self.shard.index,
+                        "game": number,
+                        "index": index,
+                        "seat": event.seat,
+                        "card": card_text(event.card),
+                        "phase": event.phase,
+                        "right": event.right,
+                        "position": event.position,
+                        "p_right": (
+                            watches[event.seat].p_right.get(index)
+                            if 0 <= event.seat < len(watches)
+                            else None
+                        ),
+                    }
+                )
+
+
+def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
+    """Play the games of a shard; its rows follow `ROW_SCHEMA` (and `EVENT_SCHEMA`).
+
+    Parameters
+    ----------
+    shard : Shard
+        Which units of which cell.
+    figures : bool
+        Fill in the rules' complexity columns; False leaves them empty, for
+        `add_rule_figures` to fill in later (the runner does so, once per rule).
+
+    Returns
+    -------
+    ShardResult
+        The rows in the order of games and seats, the events (None unless the cell asks
+        for them), the number of games and the seconds it took.
+    """
+    started = time.perf_counter()
+    player = _ShardPlayer(shard, figures)
+    cell = shard.cell
+    for unit in range(shard.start, shard.stop):
+        if cell.unit == "game":
+            slots = cell.lineup.slots(cell.players, unit)
+            player.play(unit, [(k, cell.lineup.agents[k]) for k in slots])
+            continue
+        # A match: participants rotate by the match number; the deal passes left.
+        slots = cell.lineup.slots(cell.players, unit)
+        n = cell.players
+        dealers = [k for _ in range(cell.deals_per_player) for k in range(n)]
+        for j, dealer in enumerate(dealers):
+            sitting = [(dealer + 1 + i) % n for i in range(n - 1)]
+            seats = [(slots[who], cell.lineup.agents[slots[who]]) for who in sitting]
+            player.play(unit * len(dealers) + j, seats, unit, dealer, sitting)
+    rows = pa.Table.from_pylist(player.rows, schema=ROW_SCHEMA)
+    events = pa.Table.from_pylist(player.events, schema=EVENT_SCHEMA) if cell.events else None
+    return ShardResult(shard, rows, events, shard.games, time.perf_counter() - started)
+
+
+def rerun_game(row: Mapping[str, Any] | Any) -> GameRecord:
+    """Replay one game of a results table exactly, from any of its rows.
+
+    Parameters
+    ----------
+    row : mapping or pandas Series
+        A row of `eleusis_lab.run_experiment`'s table (its ``game_type``, ``rule``,
+        ``seed``, ``config`` and ``table`` are used).
+
+    Returns
+    -------
+    GameRecord
+        The game as it was played: same deal, same plays, same scores.
+
+    Examples
+    --------
+    >>> row = {"game_type": "classic", "rule": "red(card)", "seed": 7, "config": "{}",
+    ...        "table": '[{"agent": "oracle", "params": {}}, {"agent": "random", "params": {}}]'}
+    >>> record = rerun_game(row)
+    >>> record.seed, record.player_scores == rerun_game(row).player_scores
+    (7, True)
+    """
+    game = GAMES[row["game_type"]]
+    config = game.make_config(json.loads(row["config"]))
+    agents = [make_agent(seat["agent"], **seat["params"]) for seat in json.loads(row["table"])]
+    return game.play(_as_rule(row["rule"]), agents, int(row["seed"]), config)

@@ -1,0 +1,639 @@
+"""Experiment specs: a TOML file that says which games to play, checked and expanded.
+
+A spec names the game, the players, the agent line-ups, the dealer, how many games (or
+matches) to play per cell, the root seed and the game's options, and a grid over any
+of these. `load_spec` reads and checks it (every mistake is a `ConfigError` naming the
+file, the key and the reason) and expands it into cells (`Cell`): one per line-up
+and combination of grid values. The runner (`eleusis_lab.runner`) cuts each cell into
+shards of games.
+
+The keys
+--------
+::
+
+    name = "complexity"          # the experiment's name (default: the file's stem)
+    game = "classic"             # a name of eleusis_lab.games.table.GAMES
+    players = 4                  # active players per game (matches: participants);
+                                 #   default: the number of agents of each line-up
+    games = 1000                 # games per cell ... or ...
+    # matches = 50               # matches per cell (everyone deals deals_per_player times)
+    # deals_per_player = 2
+    seed = 0                     # the root seed of every random choice
+    shard_size = 100             # games (matches: 10) per shard, the unit of work; a
+                                 #   learning dealer learns over the games of one shard
+    out = "results/complexity"   # where the results go (relative to the working dir)
+    events = false               # also store one row per play (learning curves)
+    predictions = false          # ... with the playing agent's P(right) of its card
+    dealer = {kind = "spread", measure = "bits", bins = 5}
+                                 # handed to eleusis_lab.dealers.make_dealer; a rule's
+                                 #   name or text is a fixed dealer: dealer = "suit_cycle"
+
+    [config]                     # the game's options, e.g. ClassicConfig's
+    hand_size = 13
+
+    [[lineups]]                  # one or more; or a top-level `agents = [...]`
+    name = "mixed"
+    agents = ["bayes", "tree", {name = "bayes", grammar = "colours_suits"}]
+    rotate = true                # seat s of game g gets agent (s + g) mod k
+
+    [grid]                       # every combination is a cell (times the line-ups)
+    players = [3, 4, 5]
+    "config.retry_in_turn" = [false, true]
+
+The agents of a line-up fill the seats in turn: with ``k`` agents and ``n`` players,
+seat ``s`` of game ``g`` gets agent ``(s + g) mod k`` (``rotate = false``: ``s mod k``),
+so a mixed population has no agent always playing first. In a match the line-up gives
+the participants, rotated by the match number.
+
+Examples
+--------
+>>> spec = load_spec({
+...     "games": 4,
+...     "dealer": "red(card)",
+...     "lineups": [{"name": "solo", "agents": ["random"]},
+...                 {"name": "mixed", "agents": ["random", "oracle"]}],
+...     "grid": {"players": [2, 3]},
+... })
+>>> [cell.label for cell in spec.cells]  # doctest: +NORMALIZE_WHITESPACE
+['{"lineup": "solo", "players": 2}', '{"lineup": "solo", "players": 3}',
+ '{"lineup": "mixed", "players": 2}', '{"lineup": "mixed", "players": 3}']
+>>> [agent.name for agent in spec.cells[3].seat_agents(game=1)]
+['oracle', 'random', 'oracle']
+>>> load_spec({"games": 4, "dealer": "red(card)", "agents": ["random", "bayse"]})
+Traceback (most recent call last):
+...
+eleusis_lab.errors.ConfigError: spec: agents[1]: unknown agent 'bayse' (did you mean 'bayes'?)
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import itertools
+import json
+import numbers
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eleusis_lab.agent import Agent
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.table import GAMES
+from eleusis_lab.registry import (
+    AgentSpecError,
+    UnknownAgentError,
+    agent_class,
+    available_agents,
+    make_agent,
+)
+
+__all__ = ["AgentSpec", "Cell", "ExperimentSpec", "Lineup", "load_spec"]
+
+#: Version of the rows a cell produces; part of every cell's key, so that shards written
+#: by an older layout are never mistaken for current ones.
+ROWS_VERSION = 1
+
+_KEYS = (
+    "name",
+    "description",
+    "game",
+    "players",
+    "games",
+    "matches",
+    "deals_per_player",
+    "seed",
+    "shard_size",
+    "out",
+    "events",
+    "predictions",
+    "dealer",
+    "config",
+    "agents",
+    "lineups",
+    "grid",
+)
+_LINEUP_KEYS = ("name", "agents", "rotate")
+_GRID_KEYS = ("game", "players", "seed", "dealer", "config")
+_DEFAULT_SHARD_SIZE = {"game": 100, "match": 10}
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _json(value: Any) -> str:
+    """Canonical JSON text: sorted keys, so equal values give equal text."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+# -- agents and line-ups ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent as a spec names it: a registered name or ``module:Class``, and parameters.
+
+    Examples
+    --------
+    >>> AgentSpec("oracle", {"choice": "first"}).make()
+    OracleAgent(choice='first')
+    """
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def make(self) -> Agent:
+        """A new agent (`eleusis_lab.registry.make_agent`)."""
+        return make_agent(self.name, **copy.deepcopy(self.params))
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"agent": name, "params": {...}}``, as results tables store it."""
+        return {"agent": self.name, "params": self.params}
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """A named population of agents that fills the seats of a game in turn."""
+
+    name: str
+    agents: tuple[AgentSpec, ...]
+    rotate: bool = True
+
+    def slots(self, seats: int, turn: int) -> list[int]:
+        """For each seat, the index in `agents` of the agent sitting there.
+
+        >>> Lineup("x", (AgentSpec("random"), AgentSpec("oracle"))).slots(3, turn=1)
+        [1, 0, 1]
+        """
+        k = len(self.agents)
+        shift = turn if self.rotate else 0
+        return [(seat + shift) % k for seat in range(seats)]
+
+
+# -- cells ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One combination of settings: everything needed to play its games but their count.
+
+    Attributes
+    ----------
+    experiment : str
+        The experiment's name.
+    values : dict
+        The grid values that make this cell (the line-up's name always among them).
+    game : str
+        A name of `eleusis_lab.games.table.GAMES`.
+    players : int
+        Active players per game; in a match, the participants.
+    lineup : Lineup
+        Who sits at the table.
+    dealer : dict or str
+        The dealer's spec, for `eleusis_lab.dealers.make_dealer`.
+    config : dict
+        The game's options.
+    seed : int
+        The root seed.
+    unit : {"game", "match"}
+        What `ExperimentSpec.units` counts.
+    deals_per_player : int
+        Deals of each participant in a match.
+    shard_size : int
+        Units per shard.
+    events, predictions : bool
+        Whether the event table is written, and with the agents' predictions.
+    """
+
+    experiment: str
+    values: dict[str, Any]
+    game: str
+    players: int
+    lineup: Lineup
+    dealer: Any
+    config: dict[str, Any]
+    seed: int
+    unit: str = "game"
+    deals_per_player: int = 2
+    shard_size: int = 100
+    events: bool = False
+    predictions: bool = False
+
+    @property
+    def label(self) -> str:
+        """The cell's grid values as JSON text (the ``cell`` column of results)."""
+        return _json(self.values)
+
+    @property
+    def key(self) -> str:
+        """A short hash of every setting that shapes the cell's rows; names its shard files.
+
+        Two cells with the same key produce the same rows for the same games, so a run
+        that resumes (even after adding grid values or games) reuses what was stored.
+        """
+        settings = {
+            "rows_version": ROWS_VERSION,
+            "experiment": self.experiment,
+            "values": self.values,
+            "game": self.game,
+            "players": self.players,
+            "lineup": [self.lineup.name, [a.to_dict() for a in self.lineup.agents]],
+            "rotate": self.lineup.rotate,
+            "dealer": self.dealer,
+            "config": self.config,
+            "seed": self.seed,
+            "unit": self.unit,
+            "deals_per_player": self.deals_per_player if self.unit == "match" else None,
+            "shard_size": self.shard_size,
+            "events": self.events,
+            "predictions": self.predictions,
+        }
+        return hashlib.sha256(_json(settings).encode()).hexdigest()[:12]
+
+    @property
+    def seats(self) -> int:
+        """Active players per game (a match's dealer sits out)."""
+        return self.players - 1 if self.unit == "match" else self.players
+
+    @property
+    def games_per_unit(self) -> int:
+        """Games per unit: 1, or a match's ``players * deals_per_player``."""
+        return self.players * self.deals_per_player if self.unit == "match" else 1
+
+    def seat_agents(self, game: int) -> list[AgentSpec]:
+        """The agent of each seat in game ``game`` (game mode) or participant (match mode)."""
+        return [self.lineup.agents[k] for k in self.lineup.slots(self.players, game)]
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """A checked experiment spec, expanded into cells (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+        The experiment's name.
+    source : str
+        Where the spec came from (a path, or ``"spec"``), for messages.
+    cells : tuple of Cell
+        Line-ups times grid values, in the order of the spec.
+    units : int
+        Games (or matches, see ``Cell.unit``) per cell.
+    out : str or None
+        The output directory the spec asks for.
+    data : dict
+        The spec as read, for the run's metadata.
+    """
+
+    name: str
+    source: str
+    cells: tuple[Cell, ...]
+    units: int
+    out: str | None
+    data: dict[str, Any]
+
+    @property
+    def unit(self) -> str:
+        """``"game"`` or ``"match"``."""
+        return self.cells[0].unit
+
+    def with_units(self, units: int) -> ExperimentSpec:
+        """The same spec with another number of games (or matches) per cell."""
+        _whole(units, "games", self.source, minimum=1)
+        return ExperimentSpec(self.name, self.source, self.cells, units, self.out, self.data)
+
+
+# -- checking ---------------------------------------------------------------------------
+
+
+def _whole(value: Any, where: str, source: str, minimum: int) -> int:
+    if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
+        raise ConfigError(f"{source}: {where}: expected a whole number, got {value!r}")
+    if value < minimum:
+        raise ConfigError(f"{source}: {where}: must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _flag(value: Any, where: str, source: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{source}: {where}: expected true or false, got {value!r}")
+    return value
+
+
+def _text(value: Any, where: str, source: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{source}: {where}: expected a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _table(value: Any, where: str, source: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{source}: {where}: expected a table, got {value!r}")
+    return dict(value)
+
+
+def _unknown_keys(table: Mapping, known, where: str, source: str) -> None:
+    for key in table:
+        if key not in known:
+            raise ConfigError(
+                f"{source}: {where}{key}: unknown key{_suggest(key, known)};"
+                f" the keys are: {', '.join(known)}"
+            )
+
+
+def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
+    if isinstance(entry, str):
+        name, params = entry, {}
+    elif isinstance(entry, Mapping):
+        if "name" not in entry:
+            raise ConfigError(
+                f"{source}: {where}: an agent table needs a name, e.g. name = 'bayes'"
+            )
+        params = {key: value for key, value in entry.items() if key != "name"}
+        name = entry["name"]
+    else:
+        raise ConfigError(
+            f"{source}: {where}: expected an agent name or a table {{name = ..., param = ...}},"
+            f" got {entry!r}"
+        )
+    name = _text(name, where, source)
+    try:
+        cls = agent_class(name)
+        make_agent(name, **copy.deepcopy(params))
+    except UnknownAgentError:
+        raise ConfigError(
+            f"{source}: {where}: unknown agent {name!r}{_suggest(name, available_agents())}"
+        ) from None
+    except (AgentSpecError, ConfigError, ValueError, TypeError) as error:
+        raise ConfigError(f"{source}: {where}: {error}") from None
+    if game not in cls.games:
+        raise ConfigError(
+            f"{source}: {where}: agent {name!r} does not play {game!r} (it plays:"
+            f" {', '.join(cls.games)})"
+        )
+    return AgentSpec(name, params)
+
+
+def _agents(value: Any, where: str, source: str, game: str) -> tuple[AgentSpec, ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"{source}: {where}: expected a non-empty list of agents, got {value!r}")
+    return tuple(_agent(entry, f"{where}[{i}]", source, game) for i, entry in enumerate(value))
+
+
+def _lineups(data: dict, source: str, games: set[str]) -> list[tuple[str, Lineup]]:
+    """The line-ups and the path of each, checked for every game the spec can play."""
+    if ("agents" in data) == ("lineups" in data):
+        raise ConfigError(
+            f"{source}: give either `agents = [...]` (one line-up) or [[lineups]] tables,"
+            " not both and not neither"
+        )
+    if "agents" in data:
+        tables, where = [{"name": "default", "agents": data["agents"]}], ["agents"]
+    else:
+        tables = data["lineups"]
+        if not isinstance(tables, list) or not tables:
+            raise ConfigError(f"{source}: lineups: expected one or more [[lineups]] tables")
+        where = [f"lineups[{i}]" for i in range(len(tables))]
+    lineups, names = [], set()
+    for i, (table, path) in enumerate(zip(tables, where, strict=True)):
+        if "agents" not in data:
+            table = _table(table, path, source)
+            _unknown_keys(table, _LINEUP_KEYS, f"{path}.", source)
+            if "agents" not in table:
+                raise ConfigError(f"{source}: {path}: a line-up needs agents = [...]")
+        name = _text(table.get("name", f"lineup{i}"), f"{path}.name", source)
+        if name in names:
+            raise ConfigError(f"{source}: {path}.name: two line-ups are called {name!r}")
+        names.add(name)
+        agents_path = path if "agents" in data else f"{path}.agents"
+        agents = None
+        for game in sorted(games):
+            agents = _agents(table["agents"], agents_path, source, game)
+        rotate = _flag(table.get("rotate", True), f"{path}.rotate", source)
+        lineups.append((path, Lineup(name, agents, rotate)))
+    return lineups
+
+
+def _check_dealer(value: Any, where: str, source: str) -> Any:
+    from eleusis_lab.dealers import make_dealer
+
+    if not isinstance(value, str | Mapping):
+        raise ConfigError(f"{source}: {where}: expected a string or a table, got {value!r}")
+    value = value if isinstance(value, str) else dict(value)
+    try:
+        make_dealer(copy.deepcopy(value))
+    except (ConfigError, ValueError, TypeError, KeyError, LookupError) as error:
+        message = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+        message = message.splitlines()[0] if message else type(error).__name__  # one line
+        if message.startswith(("dealer.", "dealer:")):  # make_dealer names its own keys
+            raise ConfigError(f"{source}: {where}{message[len('dealer') :]}") from None
+        raise ConfigError(f"{source}: {where}: {message}") from None
+    return value
+
+
+def _check_config(game: str, options: dict, where: str, source: str) -> None:
+    try:
+        GAMES[game].make_config(options)
+    except (ConfigError, TypeError) as error:
+        raise ConfigError(f"{source}: {where}: {error}") from None
+
+
+def _grid(data: dict, source: str) -> list[tuple[str, list[Any]]]:
+    """The grid's axes as (key, values), config options as ``config.NAME``."""
+    grid = _table(data.get("grid", {}), "grid", source)
+    axes = []
+    for key, values in grid.items():
+        if key == "config" and isinstance(values, Mapping):
+            axes += [(f"config.{name}", each) for name, each in values.items()]
+        else:
+            axes.append((key, values))
+    for key, values in axes:
+        head = key.split(".", 1)[0]
+        if head not in _GRID_KEYS or (head == "config") != ("." in key):
+            raise ConfigError(
+                f"{source}: grid.{key}: cannot vary{_suggest(key, _GRID_KEYS)}; the grid varies:"
+                f" {', '.join(k for k in _GRID_KEYS if k != 'config')} and config.OPTION"
+                " (line-ups are an axis of their own)"
+            )
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"{source}: grid.{key}: expected a non-empty list of values")
+        if len({_json(value) for value in values}) != len(values):
+            raise ConfigError(f"{source}: grid.{key}: a value is listed twice")
+    return axes
+
+
+def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) -> ExperimentSpec:
+    """Read, check and expand an experiment spec.
+
+    Parameters
+    ----------
+    spec : str, Path or mapping
+        The path of a TOML file, or its contents as a mapping.
+    games : int, optional
+        Games (or matches) per cell instead of the spec's count, e.g. for a trial run.
+
+    Returns
+    -------
+    ExperimentSpec
+
+    Raises
+    ------
+    ConfigError
+        For a missing or unreadable file, bad TOML, or a key that is unknown, missing or
+        wrong; the message names the file, the key and the reason.
+
+    Examples
+    --------
+    >>> load_spec({"games": 5, "dealer": "red(card)", "agents": ["random"]})
+    Traceback (most recent call last):
+    ...
+    eleusis_lab.errors.ConfigError: spec: agents: one agent, so say how many play: players = N
+    >>> spec = load_spec({"games": 5, "dealer": "red(card)", "agents": ["random"],
+    ...                   "players": 3, "grid": {"config": {"hand_size": [4, 6]}}})
+    >>> [cell.config for cell in spec.cells]
+    [{'hand_size': 4}, {'hand_size': 6}]
+    """
+    if isinstance(spec, Mapping):
+        source, data, stem = "spec", copy.deepcopy(dict(spec)), "experiment"
+    else:
+        path = Path(spec)
+        source, stem = str(spec), path.stem
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{source}: no such spec file") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"{source}: cannot read the spec: {error}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{source}: invalid TOML: {error}") from None
+    _unknown_keys(data, _KEYS, "", source)
+
+    name = _text(data.get("name", stem), "name", source)
+    if "description" in data:
+        _text(data["description"], "description", source)
+    if ("games" in data) == ("matches" in data):
+        raise ConfigError(f"{source}: say how many to play: games = N or matches = N (one of them)")
+    unit, count = ("game", "games") if "games" in data else ("match", "matches")
+    units = _whole(data[count], count, source, minimum=1)
+    if games is not None:
+        units = _whole(games, "games (override)", source, 1)
+    deals = 2
+    if "deals_per_player" in data:
+        if unit != "match":
+            raise ConfigError(f"{source}: deals_per_player: only for matches (matches = N)")
+        deals = _whole(data["deals_per_player"], "deals_per_player", source, 1)
+    shard_size = _whole(
+        data.get("shard_size", _DEFAULT_SHARD_SIZE[unit]), "shard_size", source, minimum=1
+    )
+    out = _text(data["out"], "out", source) if "out" in data else None
+    events = _flag(data.get("events", False), "events", source)
+    predictions = _flag(data.get("predictions", False), "predictions", source)
+    if "dealer" not in data:
+        raise ConfigError(
+            f"{source}: dealer: missing; e.g. dealer = 'suit_cycle' (one rule) or"
+            " dealer = {kind = 'catalog'} (see eleusis_lab.dealers)"
+        )
+
+    # The base settings; the grid may vary each of them.
+    base: dict[str, Any] = {
+        "game": data.get("game", "classic"),
+        "players": data.get("players"),
+        "seed": data.get("seed", 0),
+        "dealer": data["dealer"],
+    }
+    config = _table(data.get("config", {}), "config", source)
+    axes = _grid(data, source)
+    grid_games = dict(axes).get("game")
+    named = [("game", base["game"])]
+    if grid_games is not None:
+        named = [(f"grid.game[{i}]", game) for i, game in enumerate(grid_games)]
+    for where, game in named:
+        if not isinstance(game, str) or game not in GAMES:
+            raise ConfigError(
+                f"{source}: {where}: unknown game {game!r}{_suggest(game, GAMES)};"
+                f" the games: {', '.join(GAMES)}"
+            )
+    games_played = {game for _, game in named}
+    lineups = _lineups(data, source, games_played)
+
+    # Check each value where it is written, so the message names the right key.
+    checked_dealers: dict[str, Any] = {}
+
+    def check(key: str, value: Any, where: str, game: str) -> Any:
+        if key == "players":
+            return None if value is None else _whole(value, where, source, minimum=2)
+        if key == "seed":
+            return _whole(value, where, source, minimum=0)
+        if key == "dealer":
+            text = _json(value)
+            if text not in checked_dealers:
+                checked_dealers[text] = _check_dealer(value, where, source)
+            return checked_dealers[text]
+        if key == "game":
+            return value
+        option = key.split(".", 1)[1]
+        _check_config(game, {**config, option: value}, where, source)
+        return value
+
+    for key in ("players", "seed", "dealer"):
+        if not any(axis == key for axis, _ in axes):
+            base[key] = check(key, base[key], key, base["game"])
+    for game in games_played:
+        _check_config(game, config, "config", source)
+    for key, values in axes:
+        for i, value in enumerate(values):
+            for game in sorted(games_played) if key.startswith("config.") else [base["game"]]:
+                values[i] = check(key, value, f"grid.{key}[{i}]", game)
+
+    cells = []
+    combos = list(itertools.product(*(values for _, values in axes)))
+    for path, lineup in lineups:
+        for combo in combos:
+            settings = dict(base)
+            options = dict(config)
+            chosen: dict[str, Any] = {"lineup": lineup.name}
+            for (key, _), value in zip(axes, combo, strict=True):
+                chosen[key] = value
+                if key.startswith("config."):
+                    options[key.split(".", 1)[1]] = value
+                else:
+                    settings[key] = value
+            players = settings["players"]
+            if players is None:
+                if len(lineup.agents) < 2:
+                    raise ConfigError(
+                        f"{source}: {path}: one agent, so say how many play: players = N"
+                    )
+                players = len(lineup.agents)
+            game = GAMES[settings["game"]]
+            least = game.min_players + (unit == "match")
+            if players < least:
+                what = "participants in a match" if unit == "match" else "players"
+                raise ConfigError(
+                    f"{source}: players: {settings['game']} needs at least {least} {what},"
+                    f" got {players}"
+                )
+            cells.append(
+                Cell(
+                    experiment=name,
+                    values=dict(sorted(chosen.items())),
+                    game=settings["game"],
+                    players=players,
+                    lineup=lineup,
+                    dealer=settings["dealer"],
+                    config=options,
+                    seed=settings["seed"],
+                    unit=unit,
+                    deals_per_player=deals,
+                    shard_size=shard_size,
+                    events=events or predictions,
+                    predictions=predictions,
+                )
+            )
+    if len({cell.key for cell in cells}) != len(cells):
+        raise ConfigError(f"{source}: two cells of the grid have the same settings")
+    return ExperimentSpec(name, source, tuple(cells), units, out, data)

@@ -1,0 +1,457 @@
+"""The experiment runner: rows, seeds, reruns, storage, resume, parallel determinism, CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from eleusis_lab import load_events, load_results, rerun_game, run_experiment
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.record import replay
+from eleusis_lab.runner import RunInterrupted, add_run_arguments, plan_shards, run_command
+from eleusis_lab.shards import EVENT_SCHEMA, ROW_SCHEMA, TIMING_COLUMNS, game_seed
+from eleusis_lab.spec import load_spec
+from eleusis_lab.storage import done_shards, rows_path, write_table
+
+TESTS = Path(__file__).resolve().parent
+KEYS = ["cell", "game", "seat"]
+
+
+def small(**changes):
+    spec = {
+        "name": "small",
+        "games": 6,
+        "shard_size": 4,
+        "dealer": {"kind": "catalog", "rules": ["suit_cycle", "color_alternation"]},
+        "lineups": [
+            {"name": "mixed", "agents": ["random", "oracle"]},
+            {"name": "randoms", "agents": ["random"]},
+        ],
+        "players": 3,
+        "grid": {"config.retry_in_turn": [False, True]},
+    }
+    spec.update(changes)
+    return {key: value for key, value in spec.items() if value is not None}
+
+
+def stable(table: pd.DataFrame) -> pd.DataFrame:
+    """The reproducible part of a table, sorted by its keys."""
+    return table.drop(columns=list(TIMING_COLUMNS)).sort_values(KEYS).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("small")
+    return run_experiment(small(events=True), out=out, progress=False), out
+
+
+# -- rows ------------------------------------------------------------------------------------
+
+
+def test_one_row_per_game_and_seat_with_the_expected_columns(run):
+    table, _ = run
+    assert list(table.columns) == ROW_SCHEMA.names
+    assert len(table) == 4 * 6 * 3  # cells x games x seats
+    assert not table.duplicated(KEYS).any()
+    per_game = table.groupby(["cell", "game"])
+    assert (per_game.size() == 3).all()
+    assert (per_game["seat"].apply(sorted).map(tuple) == (0, 1, 2)).all()
+    assert set(table["lineup"]) == {"mixed", "randoms"}
+    assert set(table["cell"]) == {
+        json.dumps({"config.retry_in_turn": retry, "lineup": lineup}, sort_keys=True)
+        for retry in (False, True)
+        for lineup in ("mixed", "randoms")
+    }
+    assert set(table["rule_name"]) <= {"suit_cycle", "color_alternation"}
+    assert (table["dealer"] == "catalog").all()
+    assert table["match"].isna().all()
+    # the oracle names the rule from the first play on; random agents never do
+    oracle = table["agent"].str.contains("oracle", case=False)
+    assert (table.loc[oracle, "plays_to_identify"] == 1).all()
+    assert table.loc[~oracle, "plays_to_identify"].isna().all()
+    assert (table["shard"] == table["game"] // 4).all()
+    assert (table["faults"] == 0).all()
+    assert (table["wall_time"] > 0).all()
+    # in a mixed line-up, the agents take turns at the seats
+    mixed = table[table["lineup"] == "mixed"]
+    assert (mixed["slot"] == (mixed["seat"] + mixed["game"]) % 2).all()
+    assert (mixed["agent"] == mixed["slot"].map({0: "random", 1: "oracle"})).all()
+
+
+def test_the_rows_agree_with_the_games_records(run):
+    table, _ = run
+    for _, game in table.groupby(["cell", "game"]):
+        first = game.iloc[0]
+        record = rerun_game(first)
+        assert replay(record) == []
+        assert record.rule == first["rule"]
+        assert list(game["score"]) == list(record.player_scores)
+        assert (game["dealer_score"] == record.dealer_score).all()
+        assert list(game["wrong_cards"]) == [len(pile) for pile in record.wrong_after_phase1]
+        assert list(game["cards_left"]) == list(record.cards_left)
+        assert game["plays"].sum() == len(record.events) == first["game_plays"]
+        assert json.loads(first["config"]) == record.config
+
+
+def test_rule_complexity_columns_are_the_rules_figures(run):
+    from eleusis_lab.rules import parse
+    from eleusis_lab.rules.complexity import complexity
+
+    table, _ = run
+    for text, rows in table.groupby("rule"):
+        figures = complexity(parse(text))
+        assert (rows["rule_nodes"] == figures.nodes).all()
+        assert np.allclose(rows["rule_bits"], figures.bits)
+        assert np.allclose(rows["rule_acceptance"], figures.acceptance)
+        assert (rows["rule_classes"] == figures.classes).all()
+
+
+def test_the_event_table_has_one_row_per_play(run):
+    table, out = run
+    events = load_events(out)
+    assert list(events.columns) == EVENT_SCHEMA.names
+    plays = table.drop_duplicates(["cell", "game"]).set_index(["cell", "game"])["game_plays"]
+    counts = events.groupby(["cell", "game"]).size()
+    assert counts.sort_index().tolist() == plays.sort_index().tolist()
+    assert (events.groupby(["cell", "game"])["index"].min() == 0).all()
+    assert events["p_right"].isna().all()  # predictions were not asked for
+
+
+def test_predictions_are_the_playing_agents_probabilities(tmp_path):
+    spec = small(predictions=True, games=2, lineups=None, agents=["oracle", "random"], grid=None)
+    spec["players"] = 2
+    run_experiment(spec, out=tmp_path, progress=False)
+    events = load_events(tmp_path)
+    table = load_results(tmp_path)
+    agent_of = table.set_index(["game", "seat"])["agent"]
+    who = [agent_of[(g, s)] for g, s in zip(events["game"], events["seat"], strict=True)]
+    oracle = events[[name == "oracle" for name in who]]
+    assert ((oracle["p_right"] == 1.0) == oracle["right"]).all()  # the oracle knows
+    randoms = events[[name == "random" for name in who]]
+    assert (randoms["p_right"] == 0.5).all()
+
+
+def test_a_rule_is_identified_when_a_confident_proposal_is_equivalent(tmp_path):
+    sys.path.insert(0, str(TESTS))
+    try:
+        spec = small(
+            lineups=None,
+            grid=None,
+            games=3,
+            agents=[
+                {"name": "runner_agents:Proposer", "after": 4},
+                {"name": "runner_agents:Proposer", "wrong": True},
+                "random",
+            ],
+        )
+        table = run_experiment(spec, out=tmp_path, progress=False)
+    finally:
+        sys.path.remove(str(TESTS))
+    params = table["agent_params"].map(json.loads)
+    right = table[params.map(lambda p: p.get("after") == 4)]
+    assert (right["plays_to_identify"] == 4).all()
+    wrong = table[params.map(lambda p: p.get("wrong") is True)]
+    assert wrong["plays_to_identify"].isna().all()
+    assert table[table["agent"] == "random"]["plays_to_identify"].isna().all()
+
+
+def test_matches_give_a_row_per_game_and_active_seat(tmp_path):
+    spec = small(games=None, matches=2, deals_per_player=1, players=None, grid=None, lineups=None)
+    spec["agents"] = ["random", "oracle", "random"]
+    table = run_experiment(spec, out=tmp_path, progress=False)
+    assert len(table) == 2 * 3 * 2  # matches x games per match x active seats
+    assert list(table.drop_duplicates("game")["match"]) == [0, 0, 0, 1, 1, 1]
+    for _, game in table.groupby("game"):
+        dealer = game["dealer_participant"].iloc[0]
+        assert list(game["participant"]) == [(dealer + 1) % 3, (dealer + 2) % 3]
+        assert (game["players"] == 2).all()
+        # participant p of match m plays the line-up's agent (p + m) mod 3
+        slots = (game["participant"] + game["match"]) % 3
+        assert (game["slot"] == slots).all()
+        assert list(rerun_game(game.iloc[0]).player_scores) == list(game["score"])
+
+
+# -- seeds -------------------------------------------------------------------------------------
+
+
+def test_game_seeds_derive_from_the_root_seed_and_the_game_number(run):
+    table, _ = run
+    sequence = np.random.SeedSequence(0).spawn(1)[0].spawn(3)[2]  # spawn key (0, 2)
+    assert game_seed(0, 2) == int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+    assert (table["seed"] == table["game"].map(lambda g: game_seed(0, g))).all()
+    assert table["seed"].min() >= 0 and table["seed"].max() < 2**63
+    # every cell plays the same deals and the same rules: common random numbers
+    per_cell = table[table["seat"] == 0].pivot(index="game", columns="cell", values="rule")
+    assert (per_cell.nunique(axis=1) == 1).all()
+
+
+def test_the_root_seed_changes_every_game(tmp_path):
+    one = run_experiment(small(grid={"seed": [1, 2]}), out=tmp_path, progress=False)
+    seeds = one[one["seat"] == 0].groupby("cell")["seed"].apply(list)
+    assert set(seeds.iloc[0]).isdisjoint(seeds.iloc[-1])
+
+
+# -- storage ------------------------------------------------------------------------------------
+
+
+def test_parquet_round_trip(run):
+    table, out = run
+    assert pq.read_table(out / "rows").schema.equals(ROW_SCHEMA, check_metadata=False)
+    pd.testing.assert_frame_equal(load_results(out), table, check_like=False)
+    assert table["plays_to_identify"].dtype == "Int64"
+    shards = sorted(done_shards(out))
+    assert len(shards) == 4 * 2
+    metadata = json.loads((out / "metadata.json").read_text())
+    assert metadata["experiment"] == "small" and metadata["spec"]["shard_size"] == 4
+    run_info = metadata["runs"][-1]
+    assert run_info["status"] == "complete" and run_info["shards_run"] == 8
+    assert {"python", "numpy", "pandas", "pyarrow"} <= set(run_info["versions"])
+    assert {"host", "started", "finished", "seconds", "git"} <= set(run_info)
+
+
+def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
+    import pyarrow as pa
+
+    def broken(table, where):
+        Path(where).write_bytes(b"half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pq, "write_table", broken)
+    with pytest.raises(OSError):
+        write_table(pa.table({"x": [1]}), tmp_path / "rows" / "s.parquet")
+    assert list((tmp_path / "rows").iterdir()) == []
+
+
+def test_resume_runs_only_the_missing_shards(tmp_path):
+    first = run_experiment(small(), out=tmp_path, progress=False, games=4)
+    assert first.attrs["shards_run"] == 4
+    # a temporary file of a killed writer is ignored and cleaned up
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
+    )
+    (tmp_path / "rows" / f".tmp-{int(dead.stdout)}-x.parquet.y").write_bytes(b"junk")
+    (tmp_path / "rows" / f".tmp-{os.getpid()}-x.parquet.y").write_bytes(b"a live writer's")
+    rows_path(tmp_path, "stale").write_bytes(b"")  # another spec's shard: not read
+    second = run_experiment(small(), out=tmp_path, progress=False)
+    # the first shard of each cell ([0, 4)) is the same with 4 or 6 games: kept
+    assert (second.attrs["shards_run"], second.attrs["shards_skipped"]) == (4, 4)
+    third = run_experiment(small(), out=tmp_path, progress=False)
+    assert (third.attrs["shards_run"], third.attrs["shards_skipped"]) == (0, 8)
+    assert [p.name for p in (tmp_path / "rows").glob(".tmp-*")] == [
+        f".tmp-{os.getpid()}-x.parquet.y"
+    ]
+    pd.testing.assert_frame_equal(stable(second), stable(third))
+    assert len(json.loads((tmp_path / "metadata.json").read_text())["runs"]) == 3
+
+
+def _script(out: Path, spec: Path) -> list[str]:
+    code = (
+        "import argparse, sys\n"
+        "from eleusis_lab.runner import add_run_arguments\n"
+        "args = add_run_arguments(argparse.ArgumentParser()).parse_args(sys.argv[1:])\n"
+        "sys.exit(args.run(args))\n"
+    )
+    return [sys.executable, "-c", code, str(spec), "--out", str(out), "--quiet"]
+
+
+def _slow_spec(tmp_path: Path) -> Path:
+    path = tmp_path / "slow.toml"
+    path.write_text(
+        'name = "slow"\ngames = 24\nshard_size = 2\nseed = 5\ndealer = "suit_cycle"\n'
+        'agents = [{name = "runner_agents:Sleeper", seconds = 0.002}, "random"]\n'
+        "config = {hand_size = 6}\n"
+    )
+    return path
+
+
+def _start(tmp_path: Path, out: Path) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.Popen(
+        _script(out, _slow_spec(tmp_path)),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_shards(out: Path, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while len(done_shards(out)) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_a_run_killed_and_started_again_gives_the_rows_of_an_uninterrupted_run(tmp_path):
+    out = tmp_path / "killed"
+    process = _start(tmp_path, out)
+    _wait_for_shards(out, 3, process)
+    process.kill()  # kill -9: no clean-up at all
+    process.communicate()
+    kept = done_shards(out)
+    assert 3 <= len(kept) < 12
+    for name in kept:  # every visible shard is whole
+        assert pq.read_table(rows_path(out, name)).num_rows == 2 * 2
+    sys.path.insert(0, str(TESTS))
+    try:
+        resumed = run_experiment(_slow_spec(tmp_path), out=out, progress=False)
+        assert resumed.attrs["shards_skipped"] == len(kept)
+        whole = run_experiment(_slow_spec(tmp_path), out=tmp_path / "whole", progress=False)
+    finally:
+        sys.path.remove(str(TESTS))
+    assert len(resumed) == 24 * 2
+    pd.testing.assert_frame_equal(stable(resumed), stable(whole))
+
+
+def test_ctrl_c_keeps_the_finished_shards_and_says_so(tmp_path):
+    out = tmp_path / "out"
+    process = _start(tmp_path, out)
+    _wait_for_shards(out, 2, process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    kept = len(done_shards(out))
+    assert stderr.strip() == (
+        f"eleusis-lab: interrupted: {kept} of 12 shards kept in {out}; run again to resume"
+    )
+    metadata = json.loads((out / "metadata.json").read_text())
+    assert metadata["runs"][-1]["status"] == "interrupted"
+
+
+# -- parallel determinism -------------------------------------------------------------------------
+
+
+def test_two_jobs_give_the_table_of_one(run, tmp_path):
+    table, _ = run
+    parallel = run_experiment(small(events=True), out=tmp_path, jobs=2, progress=False)
+    pd.testing.assert_frame_equal(
+        parallel.drop(columns=list(TIMING_COLUMNS)), table.drop(columns=list(TIMING_COLUMNS))
+    )
+    pd.testing.assert_frame_equal(load_events(tmp_path), load_events(run[1]))
+
+
+def test_dask_gives_the_table_of_one_job(run, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    table, _ = run
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        address = cluster.scheduler_address  # joined as a remote scheduler would be
+        on_dask = run_experiment(
+            small(events=True), out=tmp_path, scheduler=address, progress=False
+        )
+        again = run_experiment(small(), out=tmp_path / "b", scheduler=client, progress=False)
+    assert len(again) == len(table)
+    pd.testing.assert_frame_equal(
+        on_dask.drop(columns=list(TIMING_COLUMNS)), table.drop(columns=list(TIMING_COLUMNS))
+    )
+
+
+def test_the_dask_backend_without_dask_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(ConfigError, match=r"pip install 'eleusis-lab\[dask\]'"):
+        run_experiment(small(), out=tmp_path, backend="dask", progress=False)
+
+
+# -- options and errors ---------------------------------------------------------------------------
+
+
+def test_bad_run_settings_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="backend must be one of local, dask, got 'spark'"):
+        run_experiment(small(), out=tmp_path, backend="spark")
+    with pytest.raises(ConfigError, match="jobs must be a whole number >= 1"):
+        run_experiment(small(), out=tmp_path, jobs=0)
+    with pytest.raises(ConfigError, match="no such spec file"):
+        run_experiment(tmp_path / "missing.toml", out=tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ConfigError, match="cannot write results there"):
+        run_experiment(small(), out=blocker / "out")
+
+
+def test_the_games_override_and_a_loaded_spec(tmp_path):
+    spec = load_spec(small())
+    table = run_experiment(spec, out=tmp_path, games=2, progress=False)
+    assert table["game"].max() == 1 and len(plan_shards(spec.with_units(2))) == 4
+
+
+def test_the_progress_bar_is_on_by_default_and_off_when_asked(tmp_path, capsys):
+    run_experiment(small(games=2), out=tmp_path / "a")
+    assert "game" in capsys.readouterr().err
+    run_experiment(small(games=2), out=tmp_path / "b", progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_output_directory_defaults_to_the_specs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table = run_experiment(small(games=1, out="here"), progress=False)
+    assert table.attrs["out"] == "here" and (tmp_path / "here" / "metadata.json").is_file()
+    table = run_experiment(small(games=1), progress=False)
+    assert table.attrs["out"] == str(Path("results") / "small")
+
+
+def test_the_run_command(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        'games = 3\nshard_size = 2\ndealer = "red(card)"\nagents = ["random", "oracle"]\n'
+    )
+    parser = add_run_arguments(argparse.ArgumentParser())
+    args = parser.parse_args([str(spec), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"])
+    assert run_command(args) == 0
+    line = capsys.readouterr().out.strip()
+    where = re.escape(str(tmp_path / "out"))
+    assert re.fullmatch(rf"3 games, 6 rows in {where} \(2 shards; \d+\.\d s\)", line), line
+    args = parser.parse_args([str(tmp_path / "nope.toml")])
+    with pytest.raises(ConfigError, match="nope.toml: no such spec file"):
+        run_command(args)
+    spec.write_text("games = [\n")
+    with pytest.raises(ConfigError, match="spec.toml: invalid TOML"):
+        run_command(parser.parse_args([str(spec), "--out", str(tmp_path / "out")]))
+
+
+def test_run_interrupted_is_a_keyboard_interrupt():
+    assert issubclass(RunInterrupted, KeyboardInterrupt)
+
+
+def test_a_band_dealers_arm_and_figures_reach_the_rows(tmp_path):
+    from eleusis_lab.rules import parse
+    from eleusis_lab.rules.complexity import complexity
+
+    dealer = {"kind": "band", "measure": "bits", "low": 20, "high": 25, "size": 1000}
+    spec = small(games=4, dealer=dealer, grid=None, lineups=None, agents=["random", "random"])
+    table = run_experiment(spec, out=tmp_path, progress=False)
+    assert (table["arm"] == "bits [20, 25)").all()
+    assert table["rule_bits"].between(20, 25, inclusive="left").all()
+    assert json.loads(table["dealer_params"].iloc[0])["kind"] == "band"
+    for text, rows in table.groupby("rule"):  # figures taken from the pool are exact
+        assert rows["rule_bits"].iloc[0] == complexity(parse(text)).bits
+
+
+def test_a_grid_over_the_game(tmp_path):
+    spec = small(games=2, grid={"game": ["classic", "four-to-eight"]}, lineups=None)
+    spec["agents"] = ["random", "oracle"]
+    table = run_experiment(spec, out=tmp_path, progress=False)
+    assert sorted(set(table["game_type"])) == ["classic", "four-to-eight"]
+    for _, game in table.groupby(["game_type", "game"]):
+        record = rerun_game(game.iloc[0])
+        assert record.game == game["game_type"].iloc[0]
+        assert list(game["score"]) == list(record.player_scores)

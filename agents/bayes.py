@@ -80,6 +80,7 @@ PRIORS = ("bits", "shortest", "uniform")
 _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
 _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
+_SLACK = 10.0  # how far the best may fall before the candidates are chosen again
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
 
 
@@ -198,6 +199,7 @@ class BayesAgent(LearningAgent):
             if probe >= 0:
                 self._count(probe, right)
         self.posterior_cache_ = None
+        self.candidates_ = None
 
     def _ensure(self) -> None:
         if getattr(self, "space_", None) is None:
@@ -207,7 +209,7 @@ class BayesAgent(LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("space_", "log_prior_", "mismatches_", "posterior_cache_"):
+        for name in ("space_", "log_prior_", "mismatches_", "posterior_cache_", "candidates_"):
             state.pop(name, None)
         return state
 
@@ -239,33 +241,52 @@ class BayesAgent(LearningAgent):
         self.posterior_cache_ = None
 
     def _posterior(self) -> _Posterior:
-        """The current posterior (cached until the next play is learned)."""
-        if self.posterior_cache_ is None:
-            log_odds = math.log(self.noise) - math.log1p(-self.noise)
-            logw = self.mismatches_.astype(np.float32)
-            logw *= np.float32(log_odds)
-            logw += self.log_prior_
-            shared = self.n_seen_ * math.log1p(-self.noise)  # every hypothesis's (1 - noise)**n
-            fallback_logw = -math.inf
-            if self.fallback > 0:
-                fallback_logw = math.log(self.fallback) + self.fallback_loglik_ - shared
-            top = max(float(logw.max()), fallback_logw)
-            # Hypotheses more than _PRUNE nats below the best weigh less than e**-40 each
-            # (under 1e-11 together): leave them out of predictions while they are many.
-            active = np.flatnonzero(logw > np.float32(top - _PRUNE))
-            if len(active) * 4 < len(logw):
-                weights = np.exp(logw[active] - np.float32(top))
-            else:
-                active = None
-                logw -= np.float32(top)
-                weights = np.exp(logw, out=logw)
-            self.posterior_cache_ = _Posterior(
-                weights,
-                active,
-                float(weights.sum(dtype=np.float64)),
-                math.exp(fallback_logw - top),
-                (self.n_right_ + 1) / (len(self.history_) + 2),
-            )
+        """The current posterior (cached until the next play is learned).
+
+        Hypotheses more than ``_PRUNE`` nats below the best weigh less than e**-40 each
+        (under 1e-11 together): predictions leave them out while they are many. A
+        hypothesis's weight never grows (mismatches only add up), so a pass over all of
+        them also notes those within ``_PRUNE + _SLACK`` nats of the best (the
+        candidates); until the best falls ``_SLACK`` nats, later passes need only visit
+        the candidates: every other hypothesis is still more than ``_PRUNE`` below.
+        """
+        if self.posterior_cache_ is not None:
+            return self.posterior_cache_
+        log_odds = np.float32(math.log(self.noise) - math.log1p(-self.noise))
+        shared = self.n_seen_ * math.log1p(-self.noise)  # every hypothesis's (1 - noise)**n
+        fallback_logw = -math.inf
+        if self.fallback > 0:
+            fallback_logw = math.log(self.fallback) + self.fallback_loglik_ - shared
+        candidates = self.candidates_
+        if candidates is not None:
+            logw = self.mismatches_[candidates[0]] * log_odds + self.log_prior_[candidates[0]]
+            best = float(logw.max()) if len(logw) else -math.inf
+            if best >= candidates[1] - _SLACK:
+                top = max(best, fallback_logw)
+                keep = logw > np.float32(top - _PRUNE)
+                active, logw = candidates[0][keep], logw[keep]
+                return self._cache(np.exp(logw - np.float32(top)), active, fallback_logw, top)
+        logw = self.mismatches_.astype(np.float32)
+        logw *= log_odds
+        logw += self.log_prior_
+        best = float(logw.max())
+        top = max(best, fallback_logw)
+        near = np.flatnonzero(logw > np.float32(best - _PRUNE - _SLACK))
+        self.candidates_ = (near, best) if len(near) * 4 < len(logw) else None
+        active = np.flatnonzero(logw > np.float32(top - _PRUNE))
+        if len(active) * 4 < len(logw):
+            return self._cache(np.exp(logw[active] - np.float32(top)), active, fallback_logw, top)
+        logw -= np.float32(top)
+        return self._cache(np.exp(logw, out=logw), None, fallback_logw, top)
+
+    def _cache(self, weights, active, fallback_logw: float, top: float) -> _Posterior:
+        self.posterior_cache_ = _Posterior(
+            weights,
+            active,
+            float(weights.sum(dtype=np.float64)),
+            math.exp(fallback_logw - top),
+            (self.n_right_ + 1) / (len(self.history_) + 2),
+        )
         return self.posterior_cache_
 
     # -- predicting -----------------------------------------------------------------------
@@ -433,11 +454,15 @@ class BayesAgent(LearningAgent):
         """
         if not hasattr(self, "history_"):
             return None
-        probabilities, fallback = self.posterior()
-        best = int(np.argmax(probabilities))
-        if probabilities[best] < fallback:
+        self._ensure()
+        post = self._posterior()
+        if not len(post.weights):
             return None
-        return self.space_.text(best), float(probabilities[best])
+        at = int(np.argmax(post.weights))  # the weights are 0 on padding: never picked
+        if post.weights[at] < post.fallback:
+            return None
+        best = at if post.active is None else int(post.active[at])
+        return self.space_.text(best), float(post.weights[at]) / (post.total + post.fallback)
 
     def identified_mass(self, rule: Rule | str) -> float | None:
         """The posterior probability of the behaviour of ``rule``; None if outside the space."""

@@ -41,6 +41,7 @@ from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.games.classic import play_classic
 from eleusis_lab.rules import Rule
+from eleusis_lab.rules.analysis import check_acceptable
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG
 from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space
@@ -251,12 +252,14 @@ def identification(
         play after which the true behaviour has posterior >= 0.9, or None), its
         probability after 30 plays, ``identified`` (first_play <= 30); and the same
         for the hypotheses this game cannot tell from the rule (``equivalents`` of
-        them, see `game_equivalents`): ``first_play_in_game``, ``identified_in_game``.
+        them, see `game_equivalents`): ``first_play_in_game``, ``identified_in_game``;
+        and whether the rule is ``acceptable`` (one a dealer may choose).
     """
     space = build_space(grammar, max_hypotheses)
     entries = {entry.name: entry for entry in catalog()}
     names = list(rules) if rules is not None else list(entries)
     inside = [(name, space.index_of(entries[name].rule)) for name in names]
+    acceptable = {name: check_acceptable(entries[name].rule).acceptable for name in names}
     rows = []
     params = {
         "grammar": grammar,
@@ -293,6 +296,7 @@ def identification(
                     "equivalents": int(watched.equivalents_.sum()),
                     "first_play_in_game": first_in_game,
                     "identified_in_game": first_in_game is not None and first_in_game <= WITHIN,
+                    "acceptable": acceptable[name],
                 }
             )
             if progress:
@@ -310,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--build", action="store_true", help="measure builds from scratch")
     parser.add_argument("--hypotheses", type=int, default=100_000, help="for identification")
-    parser.add_argument("--policies", nargs="+", default=["info_gain", "mix"])
+    parser.add_argument("--policies", nargs="+", default=["lookahead", "info_gain"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--skip-timing", action="store_true")
     parser.add_argument("--skip-identification", action="store_true")
@@ -333,12 +337,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"identification, {args.grammar} {args.hypotheses:,}, policy {policy}:")
             print(table.groupby("rule", sort=False)[columns].mean().to_string())
             print(table.groupby(["players", "lineup"])[columns].mean().to_string())
-            print(
-                f"identified within {WITHIN} plays: {table['identified'].mean():.1%} of "
-                f"{len(table)} games; up to what each game can tell: "
-                f"{table['identified_in_game'].mean():.1%}",
-                flush=True,
-            )
+            for label, games in (("all", table), ("acceptable", table[table["acceptable"]])):
+                print(
+                    f"{label} rules ({games['rule'].nunique()}): identified within {WITHIN}"
+                    f" plays in {games['identified'].mean():.1%} of {len(games)} games; up to"
+                    f" what each game can tell: {games['identified_in_game'].mean():.1%}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

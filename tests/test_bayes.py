@@ -271,3 +271,32 @@ def test_fallback_zero_and_uniform_prior_still_work():
     probabilities, fallback = agent.posterior()
     assert fallback == 0.0 and probabilities.sum() == pytest.approx(1.0)
     assert math.isfinite(agent.predict_faces(Context((STARTER,))).sum())
+
+
+def test_game_equivalents_cannot_tell_rules_apart_on_the_cards_already_on_the_line():
+    from agents.bayes_bench import game_equivalents
+    from eleusis_lab.cards import parse_card
+    from eleusis_lab.rules.enumerate import Grammar
+
+    grammar = Grammar(
+        name="ranks_suits_equal",
+        features=("rank", "suit"),
+        predicates=(),
+        int_predicates=(),
+        numbers=(),
+        constants=(),
+        comparisons=("==", "!="),
+        arithmetic=(),
+        moduli=(),
+        functions=(),
+        logic=("or",),
+    )
+    space = build_space(grammar, 5000, cache=False)
+    rule = parse("suit(card) == suit(last) or rank(card) == rank(last)")
+    # They differ only when the card is the last card itself, which no hand holds.
+    twin = space.index_of(parse("(rank(card) == rank(last)) == (suit(card) != suit(last))"))
+    same_suit = space.index_of(parse("suit(card) == suit(last)"))
+    assert None not in (twin, same_suit) and twin != space.index_of(rule)
+    equivalents = game_equivalents(space, rule, parse_card("7H"))
+    assert equivalents[space.index_of(rule)] and equivalents[twin]
+    assert not equivalents[same_suit]

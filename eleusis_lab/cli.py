@@ -104,9 +104,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     play.set_defaults(run=_play)
 
+    from eleusis_lab.report import add_report_arguments
     from eleusis_lab.runner import add_run_arguments
 
     add_run_arguments(commands.add_parser("run", help="run an experiment spec (TOML)"))
+    add_report_arguments(
+        commands.add_parser("report", help="figures and a page of an experiment's results")
+    )
 
     replay = commands.add_parser("replay", help="re-check a game record")
     replay.add_argument("path")

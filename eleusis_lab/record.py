@@ -62,6 +62,7 @@ __all__ = [
     "card_text",
     "describe_agent",
     "format_layout",
+    "format_layout_html",
     "load_record",
     "read_record",
     "replay",
@@ -401,6 +402,10 @@ class GameRecord:
             return cls.from_json(Path(path).read_text(encoding="utf-8"))
         except RecordError as error:
             raise RecordError(f"{path}: {error}") from None
+
+    def _repr_html_(self) -> str:
+        """The layout as HTML tables, for Jupyter (`format_layout_html`)."""
+        return format_layout_html(self)
 
 
 # The games other than classic, by module: record class, replay and layout functions.
@@ -864,3 +869,78 @@ def _fault_lines(faults: tuple[Fault, ...]) -> list[str]:
         )
         lines.append(line if len(line) <= _WIDTH else line[: _WIDTH - 3] + "...")
     return lines
+
+
+def format_layout_html(record: Any, columns: int = 13) -> str:
+    """The layout of `format_layout` as HTML: a table per block of the main line.
+
+    Each block has a row of positions, the main line, then the wrong cards under the
+    card they were played on (in italics with ``*``: phase 2). The rule, the scores and
+    the dealer's score follow. Works for any record with ``main_line`` and ``events``;
+    `GameRecord` shows itself this way in Jupyter (``_repr_html_``).
+
+    Examples
+    --------
+    >>> from eleusis_lab.agent import Agent
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> class FirstCard(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    >>> record = play_classic("red(card)", [FirstCard(), FirstCard()], seed=0)
+    >>> page = format_layout_html(record)
+    >>> page.count("<table"), "K♥" in page
+    (3, True)
+    """
+    from html import escape
+
+    def cell(card: Card | None, phase: int = 1) -> str:
+        if card is None:
+            return "<td></td>"
+        colour = "#c0141b" if card.is_red else "#111"
+        text = escape(card.symbol) + ("*" if phase == 2 else "")
+        style = f"color:{colour};padding:1px 4px;text-align:center"
+        return f'<td style="{style}">{"<i>" + text + "</i>" if phase == 2 else text}</td>'
+
+    main = record.main_line
+    under: list[list[tuple[Card, int]]] = [[] for _ in main]
+    for event in getattr(record, "events", ()):
+        if not event.right and 0 <= event.position < len(main):
+            under[event.position].append((event.card, event.phase))
+    head = 'style="text-align:left;padding:1px 6px;color:#666;font-weight:normal"'
+    name = f" ({record.rule_name})" if getattr(record, "rule_name", None) else ""
+    parts = [
+        f"<div><b>{escape(str(record.game))}</b>, seed {record.seed}, rule:"
+        f" <code>{escape(record.rule)}{escape(name)}</code></div>",
+        '<div style="color:#666">wrong cards are under the main-line card they were played'
+        " on; * = phase 2</div>",
+    ]
+    for start in range(0, len(main), columns):
+        block = range(start, min(start + columns, len(main)))
+        rows = [
+            f"<tr><th {head}>position</th>"
+            + "".join(f'<td style="color:#999;text-align:center">{i}</td>' for i in block)
+            + "</tr>",
+            f"<tr><th {head}>main</th>" + "".join(cell(main[i]) for i in block) + "</tr>",
+        ]
+        for row in range(max(len(under[i]) for i in block)):
+            cells = "".join(
+                cell(*under[i][row]) if row < len(under[i]) else cell(None) for i in block
+            )
+            rows.append(f"<tr><th {head}>{'wrong' if row == 0 else ''}</th>{cells}</tr>")
+        parts.append(
+            '<table style="border-collapse:collapse;margin:4px 0">' + "".join(rows) + "</table>"
+        )
+    scores = getattr(record, "player_scores", ())
+    if scores:
+        rows = "".join(
+            f"<tr><td>{seat}</td><td>{escape(str(agent.get('name', '')))}</td>"
+            f"<td style='text-align:right'>{scores[seat]:g}</td></tr>"
+            for seat, agent in enumerate(record.agents)
+        )
+        parts.append(
+            '<table style="border-collapse:collapse"><tr><th>seat</th><th>agent</th>'
+            f"<th>score</th></tr>{rows}</table>"
+        )
+    if getattr(record, "dealer_score", None) is not None:
+        parts.append(f"<div>dealer score: {record.dealer_score}</div>")
+    return "<div>" + "".join(parts) + "</div>"

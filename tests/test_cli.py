@@ -68,6 +68,8 @@ def test_rules_equiv(capsys):
         (["play", "--game", "solo", "--match"], "solo has no match"),
         (["play", "--game", "four-to-eight", "--players", "4"], "4"),
         (["bench", "solo", "--agents", "oracel"], "oracel"),
+        (["report", "/nonexistent/results"], "/nonexistent/results"),
+        (["run", "/nonexistent/spec.toml"], "/nonexistent/spec.toml"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, message):

@@ -1,0 +1,916 @@
+"""The tables a researcher asks of an experiment's results, as pandas DataFrames.
+
+Every function takes the tables of `eleusis_lab.run_experiment` (or
+`eleusis_lab.load_results` / `eleusis_lab.load_events`) and returns a tidy DataFrame,
+one row per group and bin, with a confidence interval beside every estimate. The same
+functions feed the figures of `eleusis_lab.plots` and the ``eleusis-lab report`` page.
+
+- `games_table`: one row per game (the results have one per game and seat);
+- `dealer_score_by_complexity`: the dealer's mean score per complexity bin and line-up:
+  the flagship question, how the complexity of the rule affects the dealer's score;
+- `leaderboard`: per agent (and line-up), games, mean score, wrong cards, win rate,
+  identification rate and median plays to identify;
+- `learning_curve`: the wrong-play rate against the verdicts seen so far, per agent;
+- `delphi_accuracy`: how often an agent's prediction (``p_right >= 0.5``) matches the
+  verdict, against the verdicts seen so far;
+- `adaptive_choices`: the arms an adaptive dealer chose, game by game, and the
+  cumulative share of each arm.
+
+Confidence intervals: `mean_ci` (Student t, or a percentile bootstrap) for means,
+`wilson_ci` for rates, `median_ci` (order statistics) for medians.
+
+Examples
+--------
+>>> import pandas as pd
+>>> results = pd.DataFrame({
+...     "lineup": "duo", "game": [0, 0, 1, 1], "agent": ["a", "b", "a", "b"],
+...     "score": [3.0, 1.0, 2.0, 2.0], "dealer_score": [2.0, 2.0, 0.0, 0.0],
+...     "rule_bits": [10.0, 10.0, 20.0, 20.0], "wrong_cards": [1, 3, 2, 2],
+...     "plays_to_identify": [5, None, None, None]})
+>>> leaderboard(results)[["agent", "games", "mean_score", "win_rate"]]
+  agent  games  mean_score  win_rate
+0     a      2         2.5      0.75
+1     b      2         1.5      0.25
+>>> dealer_score_by_complexity(results, bins=None)[["bin", "games", "mean"]]
+  bin  games  mean
+0  10      1   2.0
+1  20      1   0.0
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "COMPLEXITY_COLUMNS",
+    "GAME_KEYS",
+    "NO_PLAY_GAMES",
+    "PLAY_KINDS",
+    "PREDICTION_THRESHOLD",
+    "adaptive_choices",
+    "agent_labels",
+    "attach_agents",
+    "dealer_score_by_complexity",
+    "delphi_accuracy",
+    "games_table",
+    "leaderboard",
+    "learning_curve",
+    "mean_ci",
+    "median_ci",
+    "wilson_ci",
+]
+
+#: The columns that identify one game of a results table (those present are used).
+GAME_KEYS = ("experiment", "cell", "game")
+#: The rule complexity columns of a results table (`eleusis_lab.shards.ROW_SCHEMA`).
+COMPLEXITY_COLUMNS = ("rule_bits", "rule_nodes", "rule_acceptance", "rule_classes")
+#: A prediction says "right" when its probability is at least this (as Delphi's token).
+PREDICTION_THRESHOLD = 0.5
+#: Event kinds that are a seat's own play (`eleusis_lab.agent.Event.kind`): one card, or
+#: a card of a string (New Eleusis); not a hand set aside, nor the dealer's card.
+PLAY_KINDS = ("play", "string")
+#: Games where nobody plays a card (the oracle places them): no learning curve of plays.
+NO_PLAY_GAMES = ("delphi",)
+
+#: Per-seat columns of a results table: meaningless in a one-row-per-game table.
+_SEAT_COLUMNS = (
+    "seat",
+    "participant",
+    "slot",
+    "agent",
+    "agent_params",
+    "score",
+    "wrong_cards",
+    "cards_left",
+    "plays",
+    "plays_to_identify",
+    "faults",
+)
+_BOOTSTRAP_CHUNK = 2_000_000  # resampled values held in memory at once
+
+
+# -- confidence intervals -------------------------------------------------------------------
+
+
+def _check_confidence(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
+    return float(confidence)
+
+
+def _floats(values: Any) -> np.ndarray:
+    """The values as a float array, without the missing ones (None, NaN, pandas NA)."""
+    series = pd.Series(values, dtype="object") if not isinstance(values, pd.Series) else values
+    x = pd.to_numeric(series.astype("object"), errors="coerce").astype(float).to_numpy()
+    return x[~np.isnan(x)]
+
+
+def mean_ci(
+    values: Any,
+    confidence: float = 0.95,
+    method: str = "t",
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """The mean of ``values`` and its confidence interval (missing values ignored).
+
+    Parameters
+    ----------
+    values : array-like of float
+        The sample; NaN and None are dropped.
+    confidence : float
+        The interval's coverage, e.g. 0.95.
+    method : {"t", "bootstrap"}
+        ``"t"``: mean +- t quantile (n - 1 degrees of freedom) x standard error;
+        ``"bootstrap"``: the percentile interval of ``n_boot`` resampled means, drawn
+        with a generator seeded by ``seed`` (so the same data give the same interval).
+    n_boot, seed : int
+        The bootstrap's resamples and seed.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, low, high)``; the bounds are NaN with fewer than two values, all
+        three with none.
+
+    Examples
+    --------
+    >>> mean, low, high = mean_ci([1.0, 2.0, 3.0])
+    >>> mean, round(low, 4), round(high, 4)  # 2 -+ t(0.975, 2) * 1 / sqrt(3)
+    (2.0, -0.4841, 4.4841)
+    >>> mean_ci([4.0])
+    (4.0, nan, nan)
+    """
+    confidence = _check_confidence(confidence)
+    x = _floats(values)
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if n == 1:
+        return mean, math.nan, math.nan
+    if method == "t":
+        from scipy import stats
+
+        half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * float(x.std(ddof=1)) / math.sqrt(n)
+        return mean, mean - half, mean + half
+    if method != "bootstrap":
+        raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_boot)
+    step = max(1, _BOOTSTRAP_CHUNK // n)
+    for start in range(0, n_boot, step):
+        stop = min(start + step, n_boot)
+        means[start:stop] = x[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return mean, float(low), float(high)
+
+
+def wilson_ci(successes: Any, n: Any, confidence: float = 0.95) -> tuple[Any, Any]:
+    """The Wilson score interval of a rate: ``successes`` out of ``n`` (vectorised).
+
+    Unlike mean +- z x standard error, it stays inside [0, 1] and has a width at a
+    rate of 0 or 1. ``successes`` may be fractional (e.g. shared wins).
+
+    Returns
+    -------
+    tuple
+        ``(low, high)``, floats or arrays like the input; NaN where ``n`` is 0.
+
+    Examples
+    --------
+    >>> low, high = wilson_ci(0, 10)
+    >>> round(low, 4), round(high, 4)
+    (0.0, 0.2775)
+    >>> [round(v, 4) for v in wilson_ci(5, 10)]
+    [0.2366, 0.7634]
+    """
+    from scipy import stats
+
+    confidence = _check_confidence(confidence)
+    z = float(stats.norm.ppf((1 + confidence) / 2))
+    s = np.asarray(successes, dtype=float)
+    m = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = s / m
+        denominator = 1 + z**2 / m
+        center = (p + z**2 / (2 * m)) / denominator
+        half = z * np.sqrt(p * (1 - p) / m + z**2 / (4 * m**2)) / denominator
+        low = np.where(s <= 0, 0.0, np.clip(center - half, 0, 1))
+        high = np.where(s >= m, 1.0, np.clip(center + half, 0, 1))
+        low, high = np.where(m > 0, low, np.nan), np.where(m > 0, high, np.nan)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def median_ci(values: Any, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The median of ``values`` and a distribution-free interval from order statistics.
+
+    The interval is ``[x_(j), x_(n+1-j)]`` (sorted values, from 1), with ``j`` the
+    largest count such that a Binomial(n, 1/2) falls below ``j`` with probability at
+    most ``(1 - confidence) / 2``: it covers the median with at least ``confidence``
+    whatever the distribution. Too few values for that (n < 6 at 95%) give NaN bounds.
+
+    Returns
+    -------
+    tuple of float
+        ``(median, low, high)``.
+
+    Examples
+    --------
+    >>> median_ci(range(1, 11))  # j = 2: the 2nd and the 9th values
+    (5.5, 2.0, 9.0)
+    >>> median_ci([3, 1, 2])
+    (2.0, nan, nan)
+    """
+    from scipy import stats
+
+    confidence = _check_confidence(confidence)
+    x = np.sort(_floats(values))
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    median = float(np.median(x))
+    j = int(stats.binom.ppf((1 - confidence) / 2, n, 0.5))
+    if j < 1:
+        return median, math.nan, math.nan
+    return median, float(x[j - 1]), float(x[n - j])
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+
+def _game_keys(table: pd.DataFrame) -> list[str]:
+    keys = [key for key in GAME_KEYS if key in table.columns]
+    if "game" not in keys:
+        raise ValueError("the table has no 'game' column: is it a results table?")
+    return keys
+
+
+def _by(by: str | Sequence[str] | None, table: pd.DataFrame) -> list[str]:
+    """The grouping columns asked for that the table has."""
+    if by is None:
+        return []
+    columns = [by] if isinstance(by, str) else list(by)
+    return [column for column in columns if column in table.columns]
+
+
+def _groups(table: pd.DataFrame, by: list[str]):
+    """(key tuple, sub-table) per group, or one group ``()`` for no grouping columns."""
+    if not by:
+        yield (), table
+        return
+    for key, group in table.groupby(by, sort=True, dropna=False, observed=True):
+        yield (key if isinstance(key, tuple) else (key,)), group
+
+
+def games_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per game: the results' first row of each game, without its seat columns.
+
+    The results have one row per game and seat; the dealer's score, the rule and its
+    complexity, the dealer's arm, the line-up are the same on every seat's row. A game
+    is identified by its ``experiment``, ``cell`` and ``game`` (those present).
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"cell": "c", "game": [0, 0, 1], "seat": [0, 1, 0],
+    ...                         "score": [1.0, 2.0, 3.0], "dealer_score": [4.0, 4.0, 5.0]})
+    >>> games_table(results)
+      cell  game  dealer_score
+    0    c     0           4.0
+    1    c     1           5.0
+    """
+    keys = _game_keys(results)
+    games = results.drop_duplicates(keys)
+    return games.drop(columns=[c for c in _SEAT_COLUMNS if c in games.columns]).reset_index(
+        drop=True
+    )
+
+
+def _measure_column(table: pd.DataFrame, measure: str) -> str:
+    for column in (measure, f"rule_{measure}"):
+        if column in table.columns:
+            return column
+    raise ValueError(
+        f"unknown complexity measure {measure!r}; the table has"
+        f" {', '.join(c for c in COMPLEXITY_COLUMNS if c in table.columns) or 'none'}"
+    )
+
+
+def _bin_label(low: float, high: float, closed: bool) -> str:
+    return f"[{low:.4g}, {high:.4g}{']' if closed else ')'}"
+
+
+def _bins(values: np.ndarray, bins: int | Sequence[float] | None):
+    """Per value, the bin's index (-1: outside), and per bin (label, low, high)."""
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return np.full(len(values), -1), []
+    distinct = np.unique(finite)
+    if bins is None or (isinstance(bins, int | np.integer) and len(distinct) <= bins):
+        index = np.searchsorted(distinct, values)
+        index = np.where(np.isfinite(values), index, -1)
+        return index, [(f"{v:g}", float(v), float(v)) for v in distinct]
+    if isinstance(bins, int | np.integer):
+        if bins < 1:
+            raise ValueError(f"bins must be at least 1, got {bins!r}")
+        edges = np.unique(np.quantile(finite, np.linspace(0, 1, int(bins) + 1)))
+    else:
+        edges = np.asarray(bins, dtype=float)
+        if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0):
+            raise ValueError(f"bins must be an int or increasing edges, got {bins!r}")
+    k = len(edges) - 1
+    index = np.searchsorted(edges, values, side="right") - 1
+    index[values == edges[-1]] = k - 1  # the last bin is closed
+    index[~np.isfinite(values) | (index >= k)] = -1
+    spec = [
+        (_bin_label(edges[i], edges[i + 1], i == k - 1), float(edges[i]), float(edges[i + 1]))
+        for i in range(k)
+    ]
+    return index, spec
+
+
+def dealer_score_by_complexity(
+    results: pd.DataFrame,
+    measure: str = "rule_bits",
+    bins: int | Sequence[float] | None = 5,
+    by: str | Sequence[str] | None = "lineup",
+    confidence: float = 0.95,
+    method: str = "t",
+) -> pd.DataFrame:
+    """The dealer's mean score per bin of the rule's complexity, per line-up.
+
+    Each game counts once (`games_table`); games without a dealer score are left out.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A results table (one row per game and seat) or a `games_table`.
+    measure : str
+        A complexity column: ``rule_bits``, ``rule_nodes``, ``rule_acceptance``,
+        ``rule_classes`` (the ``rule_`` may be left out).
+    bins : int, sequence of float or None
+        An int: that many quantile bins of the measure over all games (shared by every
+        group, so the lines are comparable), or one bin per value when the measure
+        takes no more values than that; increasing edges: the bins ``[e0, e1)``, ...,
+        the last closed; None: one bin per value.
+    by : str, list of str or None
+        The grouping columns (those present are used): by default the line-up, the
+        population of agents the dealer faces. None: all games together.
+    confidence : float
+        The coverage of the intervals.
+    method : {"t", "bootstrap"}
+        How the interval of each mean is computed (`mean_ci`).
+
+    Returns
+    -------
+    DataFrame
+        One row per group and non-empty bin, in order: the ``by`` columns, ``bin`` (a
+        label), ``low`` and ``high`` (its edges), ``x`` (the mean measure of its games,
+        where to plot it), ``games``, ``mean``, ``sd``, ``ci_low``, ``ci_high``.
+        ``attrs["measure"]`` is the measure's column.
+
+    Examples
+    --------
+    >>> games = pd.DataFrame({"lineup": "all", "game": range(6),
+    ...                       "rule_nodes": [2, 2, 2, 5, 5, 5],
+    ...                       "dealer_score": [1.0, 2.0, 3.0, 4.0, 4.0, 7.0]})
+    >>> table = dealer_score_by_complexity(games, measure="nodes")
+    >>> table[["bin", "games", "mean", "sd"]].round(3)
+      bin  games  mean     sd
+    0   2      3   2.0  1.000
+    1   5      3   5.0  1.732
+    >>> table[["ci_low", "ci_high"]].round(3).values.tolist()
+    [[-0.484, 4.484], [0.697, 9.303]]
+    """
+    games = games_table(results) if "game" in results.columns else results
+    column = _measure_column(games, measure)
+    games = games[games["dealer_score"].notna()]
+    values = pd.to_numeric(games[column], errors="coerce").to_numpy(float)
+    index, spec = _bins(values, bins)
+    games = games.assign(_bin=index, _x=values)
+    games = games[games["_bin"] >= 0]
+    group_columns = _by(by, games)
+    rows = []
+    for key, group in _groups(games, group_columns):
+        for b, part in group.groupby("_bin", sort=True):
+            label, low, high = spec[int(b)]
+            scores = part["dealer_score"].astype(float)
+            mean, ci_low, ci_high = mean_ci(scores, confidence, method)
+            rows.append(
+                {
+                    **dict(zip(group_columns, key, strict=True)),
+                    "bin": label,
+                    "low": low,
+                    "high": high,
+                    "x": float(part["_x"].mean()),
+                    "games": len(part),
+                    "mean": mean,
+                    "sd": float(scores.std(ddof=1)) if len(part) > 1 else math.nan,
+                    "ci_low": ci_low,
+                    "ci_high": ci_high,
+                }
+            )
+    columns = [*group_columns, "bin", "low", "high", "x", "games", "mean", "sd"]
+    table = pd.DataFrame(rows, columns=[*columns, "ci_low", "ci_high"])
+    table.attrs.update(measure=column, confidence=confidence)
+    return table
+
+
+def agent_labels(results: pd.DataFrame) -> pd.Series:
+    """Per row, the agent's name, with its parameters where one name has several.
+
+    A line-up of ``bayes`` and ``{name = "bayes", grammar = "colours_suits"}`` has two
+    agents called ``bayes``; their labels tell them apart.
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"agent": ["bayes", "bayes", "tree"],
+    ...                         "agent_params": ["{}", '{"grammar": "x"}', "{}"]})
+    >>> agent_labels(results).tolist()
+    ['bayes', 'bayes(grammar=x)', 'tree']
+    """
+    names = results["agent"].astype(str)
+    if "agent_params" not in results.columns:
+        return names.rename("agent")
+    params = results["agent_params"].fillna("{}").astype(str)
+    several = params.groupby(names).transform("nunique") > 1
+
+    def label(name: str, text: str) -> str:
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError:
+            return f"{name}({text})"
+        inside = ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
+        return f"{name}({inside})" if inside else name
+
+    labelled = [
+        label(name, text) if many else name
+        for name, text, many in zip(names, params, several, strict=True)
+    ]
+    return pd.Series(labelled, index=results.index, name="agent")
+
+
+def leaderboard(
+    results: pd.DataFrame,
+    by: str | Sequence[str] | None = ("lineup", "agent"),
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Per agent (and line-up): how it scored, erred, won and identified the rule.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A results table: one row per game and seat.
+    by : str or list of str
+        The grouping columns (those present): by default the line-up and the agent
+        (`agent_labels`: the name, with parameters where one name has several).
+    confidence : float
+        The coverage of the intervals.
+
+    Returns
+    -------
+    DataFrame
+        One row per group, the best mean score first: the ``by`` columns; ``games``
+        (seat-games played); ``mean_score``, ``score_ci_low``, ``score_ci_high``
+        (`mean_ci`, t); ``mean_wrong_cards`` and its ``wrong_ci_*``; ``win_rate`` and
+        its ``win_ci_*`` (`wilson_ci`): a game is won by the seat with the highest score,
+        and a tie of k seats gives each a win of 1/k, so the win rates of a game's
+        seats add up to 1; ``identification_rate`` and ``identification_ci_*``: the share
+        of games in which the agent identified the rule (``plays_to_identify`` not
+        null); ``median_plays_to_identify`` and ``plays_ci_*`` (`median_ci`) over those;
+        for the games that have them (NaN otherwise): ``prediction_accuracy`` and
+        ``accuracy_ci_*`` (Delphi: the mean share of correct tokens), ``success_rate`` and
+        ``success_ci_*`` (solo: the share of games in which the rule was found).
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"game": [0, 0, 0, 1, 1, 1],
+    ...                         "agent": ["a", "b", "c"] * 2,
+    ...                         "score": [5.0, 5.0, 1.0, 0.0, 2.0, 1.0]})
+    >>> leaderboard(results)[["agent", "mean_score", "win_rate"]]
+      agent  mean_score  win_rate
+    0     b         3.5      0.75
+    1     a         2.5      0.25
+    2     c         1.0      0.00
+    """
+    confidence = _check_confidence(confidence)
+    keys = _game_keys(results)
+    table = results.copy()
+    if "agent" in table.columns:
+        table["agent"] = agent_labels(table)
+    game = [table[k] for k in keys]
+    top = table.groupby(game, dropna=False)["score"].transform("max")
+    tied = table["score"].eq(top).astype(float)
+    table["_win"] = tied / tied.groupby(game, dropna=False).transform("sum")
+    identify = table["plays_to_identify"] if "plays_to_identify" in table.columns else None
+    group_columns = _by(by, table)
+    rows = []
+    for key, group in _groups(table, group_columns):
+        n = len(group)
+        score, score_low, score_high = mean_ci(group["score"], confidence)
+        row: dict[str, Any] = {
+            **dict(zip(group_columns, key, strict=True)),
+            "games": n,
+            "mean_score": score,
+            "score_ci_low": score_low,
+            "score_ci_high": score_high,
+        }
+        wrong = group.get("wrong_cards", [])
+        row["mean_wrong_cards"], row["wrong_ci_low"], row["wrong_ci_high"] = mean_ci(
+            wrong, confidence
+        )
+        wins = float(group["_win"].sum())
+        row["win_rate"] = wins / n
+        row["win_ci_low"], row["win_ci_high"] = wilson_ci(wins, n, confidence)
+        if identify is None:
+            identified = pd.Series([], dtype=float)
+            row["identification_rate"] = math.nan
+            row["identification_ci_low"] = row["identification_ci_high"] = math.nan
+        else:
+            identified = identify.loc[group.index].dropna()
+            row["identification_rate"] = len(identified) / n
+            low, high = wilson_ci(len(identified), n, confidence)
+            row["identification_ci_low"], row["identification_ci_high"] = low, high
+        median, low, high = median_ci(identified, confidence)
+        row["median_plays_to_identify"], row["plays_ci_low"], row["plays_ci_high"] = (
+            median,
+            low,
+            high,
+        )
+        accuracy = group.get("prediction_accuracy", [])
+        row["prediction_accuracy"], row["accuracy_ci_low"], row["accuracy_ci_high"] = mean_ci(
+            accuracy, confidence
+        )
+        success = group["success"].dropna() if "success" in group else pd.Series([], dtype=bool)
+        found = float(success.astype(bool).sum())
+        row["success_rate"] = found / len(success) if len(success) else math.nan
+        row["success_ci_low"], row["success_ci_high"] = wilson_ci(found, len(success), confidence)
+        rows.append(row)
+    columns = [
+        *group_columns,
+        "games",
+        "mean_score",
+        "score_ci_low",
+        "score_ci_high",
+        "mean_wrong_cards",
+        "wrong_ci_low",
+        "wrong_ci_high",
+        "win_rate",
+        "win_ci_low",
+        "win_ci_high",
+        "identification_rate",
+        "identification_ci_low",
+        "identification_ci_high",
+        "median_plays_to_identify",
+        "plays_ci_low",
+        "plays_ci_high",
+        "prediction_accuracy",
+        "accuracy_ci_low",
+        "accuracy_ci_high",
+        "success_rate",
+        "success_ci_low",
+        "success_ci_high",
+    ]
+    board = pd.DataFrame(rows, columns=columns)
+    board = board.sort_values("mean_score", ascending=False, kind="stable")
+    board.attrs.update(confidence=confidence)
+    return board.reset_index(drop=True)
+
+
+def attach_agents(events: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """The events with the ``agent`` (`agent_labels`) and ``lineup`` of the seat that played.
+
+    Events are joined to the results' rows on their game (``experiment``, ``cell``,
+    ``game``) and ``seat``; events of no seat (a Delphi oracle's cards, seat -1) get
+    none.
+
+    Examples
+    --------
+    >>> events = pd.DataFrame({"game": [0, 0, 0], "index": [0, 1, 2], "seat": [0, 1, 0],
+    ...                        "right": [True, False, True]})
+    >>> results = pd.DataFrame({"game": [0, 0], "seat": [0, 1], "agent": ["a", "b"],
+    ...                         "lineup": "duo"})
+    >>> attach_agents(events, results)["agent"].tolist()
+    ['a', 'b', 'a']
+    """
+    keys = [k for k in _game_keys(events) if k in results.columns] + ["seat"]
+    seats = results[keys].copy()
+    seats["agent"] = agent_labels(results)
+    if "lineup" in results.columns:
+        seats["lineup"] = results["lineup"]
+    seats = seats.drop_duplicates(keys)
+    events = events.drop(columns=[c for c in ("agent", "lineup") if c in events.columns])
+    return events.merge(seats, on=keys, how="left", validate="many_to_one")
+
+
+def _seen_bins(table: pd.DataFrame, seen: str, bin_width: int) -> pd.Series:
+    if bin_width < 1:
+        raise ValueError(f"bin_width must be at least 1, got {bin_width!r}")
+    return (table[seen].astype("int64") // bin_width) * bin_width
+
+
+def _rate_curve(
+    table: pd.DataFrame,
+    seen: str,
+    success: pd.Series,
+    by: list[str],
+    bin_width: int,
+    confidence: float,
+    names: tuple[str, str],
+    extra: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Per group and bin of ``seen``: count, rate of ``success`` and its Wilson interval."""
+    count_name, rate_name = names
+    table = table.assign(
+        _bin=_seen_bins(table, seen, bin_width),
+        _x=table[seen].astype(float),
+        _ok=success.astype(float),
+    )
+    if extra is not None:
+        table = table.assign(_extra=extra.astype(float))
+    rows = []
+    for key, group in _groups(table, by):
+        for start, part in group.groupby("_bin", sort=True):
+            n, k = len(part), float(part["_ok"].sum())
+            low, high = wilson_ci(k, n, confidence)
+            row = {
+                **dict(zip(by, key, strict=True)),
+                "cards_seen": int(start),
+                "x": float(part["_x"].mean()),
+                count_name: n,
+                rate_name: k / n,
+                "ci_low": low,
+                "ci_high": high,
+            }
+            if extra is not None:
+                row["brier"] = float(part["_extra"].mean())
+            rows.append(row)
+    columns = [*by, "cards_seen", "x", count_name, rate_name, "ci_low", "ci_high"]
+    if extra is not None:
+        columns.append("brier")
+    curve = pd.DataFrame(rows, columns=columns)
+    curve.attrs.update(bin_width=bin_width, confidence=confidence)
+    return curve
+
+
+def _with_agents(
+    events: pd.DataFrame, results: pd.DataFrame | None, by: list[str] | str | None
+) -> tuple[pd.DataFrame, list[str]]:
+    wanted = [] if by is None else ([by] if isinstance(by, str) else list(by))
+    missing = [column for column in wanted if column not in events.columns]
+    if missing and results is not None:
+        events = attach_agents(events, results)
+        missing = [column for column in wanted if column not in events.columns]
+    if missing:
+        raise ValueError(
+            f"the events have no {', '.join(map(repr, missing))} column: pass the results"
+            " table too (results=...) to join the agents to their plays"
+        )
+    return events, wanted
+
+
+def learning_curve(
+    events: pd.DataFrame,
+    results: pd.DataFrame | None = None,
+    by: str | Sequence[str] | None = "agent",
+    bin_width: int = 5,
+    phase: int | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """The rate of wrong plays against the verdicts seen so far, per agent.
+
+    A play's ``cards_seen`` is its ``index`` in the game: the number of plays, of every
+    seat, judged before it, whose verdicts every player has seen. Plays are pooled in
+    bins of ``bin_width``. Only a seat's own plays count (`PLAY_KINDS`, where the events
+    have a ``kind``), and with ``results`` the games where nobody plays
+    (`NO_PLAY_GAMES`: Delphi) are left out.
+
+    Parameters
+    ----------
+    events : DataFrame
+        An event table (one row per play, `eleusis_lab.shards.EVENT_SCHEMA`), or one
+        that already has the ``by`` columns.
+    results : DataFrame, optional
+        The results table of the same run, to tell whose play each event was
+        (`attach_agents`); needed unless the events have the ``by`` columns.
+    by : str, list of str or None
+        The grouping columns, e.g. ``["lineup", "agent"]``; None: all plays together.
+    bin_width : int
+        Plays seen per bin.
+    phase : int, optional
+        Only the plays of this phase (classic: 1, the phase where players choose from
+        their hands; in phase 2 they play their wrong cards back); None: every play.
+    confidence : float
+        The coverage of the Wilson intervals.
+
+    Returns
+    -------
+    DataFrame
+        One row per group and bin: the ``by`` columns, ``cards_seen`` (the bin's
+        start), ``x`` (the mean cards seen of its plays), ``plays``, ``wrong_rate``,
+        ``ci_low``, ``ci_high``.
+
+    Examples
+    --------
+    >>> events = pd.DataFrame({"agent": "a", "index": [0, 1, 2, 3],
+    ...                        "right": [False, False, True, False]})
+    >>> learning_curve(events, bin_width=2)[["cards_seen", "plays", "wrong_rate"]]
+       cards_seen  plays  wrong_rate
+    0           0      2         1.0
+    1           2      2         0.5
+    """
+    if "seat" in events.columns:
+        events = events[events["seat"] >= 0]
+    if "kind" in events.columns:
+        events = events[events["kind"].isna() | events["kind"].isin(PLAY_KINDS)]
+    if phase is not None and "phase" in events.columns:
+        events = events[events["phase"] == phase]
+    if results is not None and "game_type" in results.columns:
+        keys = [k for k in _game_keys(events) if k in results.columns]
+        silent = results.loc[results["game_type"].isin(NO_PLAY_GAMES), keys].drop_duplicates()
+        if len(silent):
+            marked = events.merge(silent.assign(_silent=True), on=keys, how="left")
+            events = events[marked["_silent"].isna().to_numpy()]
+    events, group_columns = _with_agents(events, results, by)
+    events = events[events["right"].notna()]
+    wrong = ~events["right"].astype(bool)
+    return _rate_curve(
+        events, "index", wrong, group_columns, bin_width, confidence, ("plays", "wrong_rate")
+    )
+
+
+def delphi_accuracy(
+    events: pd.DataFrame,
+    results: pd.DataFrame | None = None,
+    by: str | Sequence[str] | None = "agent",
+    bin_width: int = 5,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """How often predictions match the verdicts, against the verdicts seen so far.
+
+    A prediction is "right" when its probability is at least `PREDICTION_THRESHOLD`,
+    as a Delphi token; it is a hit when that matches the verdict.
+
+    Parameters
+    ----------
+    events : DataFrame
+        An event table with ``p_right``: of a run with ``predictions = true`` (the
+        playing seat's probability that the card it played is right, taken just before
+        the verdict), or of Delphi games (a row per card and player: each player's
+        probability for each card); rows without one are left out. Or Delphi
+        predictions of `eleusis_lab.games.delphi.DelphiRecord.prediction_table`,
+        possibly of several games concatenated (``card_index``, ``probability``,
+        ``right``).
+    results : DataFrame, optional
+        The results table, to join the agents to an event table (`attach_agents`).
+    by, bin_width, confidence
+        As for `learning_curve`.
+
+    Returns
+    -------
+    DataFrame
+        One row per group and bin: the ``by`` columns, ``cards_seen`` (the bin's
+        start), ``x``, ``predictions``, ``accuracy``, ``ci_low``, ``ci_high`` (Wilson)
+        and ``brier`` (the mean squared difference between the probability and the
+        verdict). Empty when there are no predictions.
+
+    Notes
+    -----
+    In the event table of a game where the seats play (classic, ...) each prediction
+    is of the card the agent chose to play, not of a card dealt at random as in Delphi:
+    an agent that plays the cards it is surest of looks more accurate than it would be
+    in Delphi.
+
+    Examples
+    --------
+    >>> events = pd.DataFrame({"agent": "a", "index": [0, 1, 2, 3],
+    ...                        "right": [True, False, True, True],
+    ...                        "p_right": [0.5, 0.9, 0.8, None]})
+    >>> delphi_accuracy(events, bin_width=2)[["cards_seen", "predictions", "accuracy"]]
+       cards_seen  predictions  accuracy
+    0           0            2       0.5
+    1           2            1       1.0
+    """
+    if "probability" in events.columns and "card_index" in events.columns:
+        table, seen, probability = events, "card_index", "probability"
+    else:
+        if "p_right" not in events.columns:
+            raise ValueError("the table has neither p_right (events) nor probability (Delphi)")
+        table, seen, probability = events, "index", "p_right"
+        if "seat" in table.columns:
+            table = table[table["seat"] >= 0]
+    table = table[table[probability].notna() & table["right"].notna()]
+    table, group_columns = _with_agents(table, results, by) if len(table) else (table, [])
+    if not len(table):
+        columns = [*_by(by, events), "cards_seen", "x", "predictions", "accuracy"]
+        return pd.DataFrame(columns=[*columns, "ci_low", "ci_high", "brier"])
+    p = table[probability].astype(float)
+    right = table["right"].astype(bool)
+    hit = (p >= PREDICTION_THRESHOLD) == right
+    brier = (p - right.astype(float)) ** 2
+    return _rate_curve(
+        table,
+        seen,
+        hit,
+        group_columns,
+        bin_width,
+        confidence,
+        ("predictions", "accuracy"),
+        extra=brier,
+    )
+
+
+_ARM_LOW = re.compile(r"[\[(]\s*([-+0-9.eE]+)\s*,")
+
+
+def _arm_order(arms: Sequence[str]) -> list[str]:
+    """Arm labels such as ``'bits [5, 20)'`` in the order of their lower edges."""
+
+    def key(arm: str) -> tuple[str, float, str]:
+        match = _ARM_LOW.search(arm)
+        low = float(match.group(1)) if match else math.inf
+        return (arm[: match.start()] if match else arm, low, arm)
+
+    return sorted(set(arms), key=key)
+
+
+def adaptive_choices(results: pd.DataFrame, dealer: str | None = "adaptive") -> pd.DataFrame:
+    """The arm a learning dealer chose in each game, and each arm's cumulative share.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A results table (or a `games_table`) with ``dealer`` and ``arm`` columns.
+    dealer : str or None
+        The dealers to keep (the ``dealer`` column); None: every game with an arm.
+
+    Returns
+    -------
+    DataFrame
+        Long form, one row per game and arm of its cell, in the order of cells, games
+        and arms (arms by their lower edge): ``cell`` and ``lineup`` (when present),
+        ``game``, ``shard``, ``step`` (the game's place in its shard: a dealer is made
+        fresh for each shard and learns over it), ``arm``, ``chosen`` (the arm of the
+        game), ``count`` (games of the cell so far that chose the arm, this one
+        included) and ``share`` (``count`` over the games so far). The arm of each game
+        is ``table[table["chosen"]]``. Empty when no game matches.
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"cell": "c", "dealer": "adaptive", "shard": 0,
+    ...                         "game": [0, 1, 2], "arm": ["b [5, 9)", "b [1, 5)", "b [1, 5)"]})
+    >>> table = adaptive_choices(results)
+    >>> table[["game", "arm", "chosen", "share"]].round(3)
+       game       arm  chosen  share
+    0     0  b [1, 5)   False  0.000
+    1     0  b [5, 9)    True  1.000
+    2     1  b [1, 5)    True  0.500
+    3     1  b [5, 9)   False  0.500
+    4     2  b [1, 5)    True  0.667
+    5     2  b [5, 9)   False  0.333
+    """
+    games = games_table(results) if "game" in results.columns else results
+    keep = games["arm"].notna() if "arm" in games.columns else pd.Series(False, games.index)
+    if dealer is not None and "dealer" in games.columns:
+        keep &= games["dealer"] == dealer
+    games = games[keep]
+    cell_columns = [c for c in ("experiment", "cell") if c in games.columns]
+    context = [*cell_columns, *[c for c in ("lineup",) if c in games.columns]]
+    columns = [*context, "game", "shard", "step", "arm", "chosen", "count", "share"]
+    if not len(games):
+        return pd.DataFrame(columns=columns)
+    games = games.sort_values([*cell_columns, "game"], kind="stable")
+    if "shard" not in games.columns:
+        games = games.assign(shard=0)
+    parts = []
+    for _, group in _groups(games, cell_columns):
+        arms = _arm_order(group["arm"].astype(str).tolist())
+        chosen = pd.DataFrame(
+            {arm: (group["arm"].astype(str) == arm).to_numpy() for arm in arms},
+            index=group.index,
+        )
+        counts = chosen.cumsum()
+        played = np.arange(1, len(group) + 1)[:, np.newaxis]
+        share = counts / played
+        step = group.groupby("shard").cumcount()
+        for i, arm in enumerate(arms):
+            part = group[[*context, "game", "shard"]].copy()
+            part["step"] = step
+            part["arm"] = arm
+            part["chosen"] = chosen[arm].to_numpy()
+            part["count"] = counts[arm].to_numpy()
+            part["share"] = share[arm].to_numpy()
+            part["_order"] = i
+            parts.append(part)
+    table = pd.concat(parts)
+    table = table.sort_values([*cell_columns, "game", "_order"], kind="stable")
+    return table.drop(columns="_order").reset_index(drop=True)[columns]

@@ -50,8 +50,8 @@ import pyarrow as pa
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
-from eleusis_lab.games.table import GAMES
-from eleusis_lab.record import GameRecord, card_text
+from eleusis_lab.games.table import GAMES, Outcome
+from eleusis_lab.record import card_text
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import complexity
@@ -104,14 +104,19 @@ ROW_SCHEMA = pa.schema(
         ("slot", pa.int64()),  # index of the seat's agent in the line-up
         ("agent", pa.string()),  # registered name or module:Class
         ("agent_params", pa.string()),  # JSON
-        ("score", pa.float64()),
-        ("dealer_score", pa.float64()),
-        ("wrong_cards", pa.int64()),  # wrong cards after phase 1 (where the game has one)
+        ("score", pa.float64()),  # solo: the benchmark's score (floored: clip at 0)
+        ("dealer_score", pa.float64()),  # Delphi: the oracle's; solo: null
+        ("wrong_cards", pa.int64()),  # classic: after phase 1; new-eleusis, solo: all
         ("cards_left", pa.int64()),
-        ("plays", pa.int64()),  # the seat's plays
-        ("game_plays", pa.int64()),  # every seat's plays
+        ("plays", pa.int64()),  # the seat's plays (Delphi: 0, the oracle places the cards)
+        ("game_plays", pa.int64()),  # the game's events: every seat's plays (Delphi: the
+        #   cards placed; new-eleusis: set-aside hands and the dealer's cards too)
         ("plays_to_identify", pa.int64()),  # game plays seen when identified; null: never
         ("faults", pa.int64()),  # the seat's faults
+        ("prediction_accuracy", pa.float64()),  # Delphi: share of correct tokens; else null
+        ("success", pa.bool_()),  # solo: the rule was found; other games: null
+        ("found_turn", pa.int64()),  # solo: the turn it was found on; null: not found
+        ("wrong_declarations", pa.int64()),  # solo: declarations judged wrong
         ("end", pa.string()),  # how the game ended, in its own words
         ("config", pa.string()),  # the game's options, JSON
         ("table", pa.string()),  # every seat's agent, JSON: what `rerun_game` needs
@@ -119,20 +124,23 @@ ROW_SCHEMA = pa.schema(
     ]
 )
 
-#: One row per play (with ``events = true``).
+#: One row per play (with ``events = true``). Delphi, where nobody plays and every
+#: player predicts every card: one row per card and player, ``seat`` the player who
+#: predicted, ``p_right`` his probability (always recorded: the game is the predictions).
 EVENT_SCHEMA = pa.schema(
     [
         ("experiment", pa.string()),
         ("cell", pa.string()),
         ("shard", pa.int64()),
         ("game", pa.int64()),
-        ("index", pa.int64()),
+        ("index", pa.int64()),  # the event's number in the game
         ("seat", pa.int64()),
         ("card", pa.string()),
         ("phase", pa.int64()),
         ("right", pa.bool_()),
         ("position", pa.int64()),
-        ("p_right", pa.float64()),  # with ``predictions = true``; null otherwise
+        ("kind", pa.string()),  # what `right` means (eleusis_lab.agent.Event.kind)
+        ("p_right", pa.float64()),  # with ``predictions = true`` (Delphi: always)
     ]
 )
 
@@ -308,6 +316,14 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=_jsonable)
 
 
+#: Columns an `Outcome` fills for some games only (a tuple per seat, or None).
+_EXTRA_COLUMNS = ("prediction_accuracy", "success", "found_turn", "wrong_declarations")
+
+
+def _at(values: tuple | None, seat: int) -> Any:
+    return None if values is None else values[seat]
+
+
 @functools.lru_cache(maxsize=1024)
 def _parsed(text: str) -> Rule:
     return parse(text)
@@ -374,6 +390,7 @@ class _ShardPlayer:
         faults = [0] * len(agents)
         for fault in getattr(record, "faults", ()):
             faults[fault.seat] += 1
+        extra = {name: getattr(outcome, name) for name in _EXTRA_COLUMNS}
         common = {
             "experiment": cell.experiment,
             "cell": cell.label,
@@ -416,29 +433,37 @@ class _ShardPlayer:
                     "plays_to_identify": watches[seat].identified_at,
                     "faults": faults[seat],
                     "participant": None if participants is None else participants[seat],
+                    **{name: _at(values, seat) for name, values in extra.items()},
                 }
             )
         if cell.events:
-            for index, event in enumerate(outcome.events):
-                self.events.append(
-                    {
-                        "experiment": cell.experiment,
-                        "cell": cell.label,
-                        "shard": self.shard.index,
-                        "game": number,
-                        "index": index,
-                        "seat": event.seat,
-                        "card": card_text(event.card),
-                        "phase": event.phase,
-                        "right": event.right,
-                        "position": event.position,
-                        "p_right": (
-                            watches[event.seat].p_right.get(index)
-                            if 0 <= event.seat < len(watches)
-                            else None
-                        ),
-                    }
-                )
+            self._add_events(number, outcome, watches)
+
+    def _add_events(self, number: int, outcome: Outcome, watches: list[_Watch]) -> None:
+        cell = self.cell
+        predicted = outcome.predictions  # Delphi: every seat predicts every card
+        for index, event in enumerate(outcome.events):
+            row = {
+                "experiment": cell.experiment,
+                "cell": cell.label,
+                "shard": self.shard.index,
+                "game": number,
+                "index": index,
+                "seat": event.seat,
+                "card": card_text(event.card),
+                "phase": event.phase,
+                "right": event.right,
+                "position": event.position,
+                "kind": event.kind,
+            }
+            if predicted is not None:
+                for seat, p_right in enumerate(predicted[index]):
+                    self.events.append({**row, "seat": seat, "p_right": p_right})
+                continue
+            seat = event.seat
+            watched = 0 <= seat < len(watches)
+            row["p_right"] = watches[seat].p_right.get(index) if watched else None
+            self.events.append(row)
 
 
 def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
@@ -479,7 +504,7 @@ def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
     return ShardResult(shard, rows, events, shard.games, time.perf_counter() - started)
 
 
-def rerun_game(row: Mapping[str, Any] | Any) -> GameRecord:
+def rerun_game(row: Mapping[str, Any] | Any) -> Any:
     """Replay one game of a results table exactly, from any of its rows.
 
     Parameters
@@ -490,8 +515,8 @@ def rerun_game(row: Mapping[str, Any] | Any) -> GameRecord:
 
     Returns
     -------
-    GameRecord
-        The game as it was played: same deal, same plays, same scores.
+    GameRecord, DelphiRecord, NewEleusisRecord or SoloRecord
+        The game's record as it was played: same deal, same plays, same scores.
 
     Examples
     --------

@@ -12,9 +12,11 @@ The keys
 ::
 
     name = "complexity"          # the experiment's name (default: the file's stem)
-    game = "classic"             # a name of eleusis_lab.games.table.GAMES
+    game = "classic"             # a name of eleusis_lab.games.table.GAMES: classic,
+                                 #   four-to-eight, delphi, new-eleusis, solo
     players = 4                  # active players per game (matches: participants);
                                  #   default: the number of agents of each line-up
+                                 #   (solo: 1, the line-up's agents taking turns)
     games = 1000                 # games per cell ... or ...
     # matches = 50               # matches per cell (everyone deals deals_per_player times)
     # deals_per_player = 2
@@ -94,7 +96,7 @@ __all__ = ["AgentSpec", "Cell", "ExperimentSpec", "Lineup", "load_spec"]
 
 #: Version of the rows a cell produces; part of every cell's key, so that shards written
 #: by an older layout are never mistaken for current ones.
-ROWS_VERSION = 1
+ROWS_VERSION = 2
 
 _KEYS = (
     "name",
@@ -418,14 +420,17 @@ def _lineups(data: dict, source: str, games: set[str]) -> list[tuple[str, Lineup
     return lineups
 
 
-def _check_dealer(value: Any, where: str, source: str) -> Any:
+def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
+    """The dealer's spec, checked: it builds, and suits every game it deals for."""
     from eleusis_lab.dealers import make_dealer
 
     if not isinstance(value, str | Mapping):
         raise ConfigError(f"{source}: {where}: expected a string or a table, got {value!r}")
     value = value if isinstance(value, str) else dict(value)
     try:
-        make_dealer(copy.deepcopy(value))
+        dealer = make_dealer(copy.deepcopy(value))
+        for game in games:
+            GAMES[game].check_dealer(dealer)
     except (ConfigError, ValueError, TypeError, KeyError, LookupError) as error:
         message = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
         message = message.splitlines()[0] if message else type(error).__name__  # one line
@@ -559,19 +564,26 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
             )
     games_played = {game for _, game in named}
     lineups = _lineups(data, source, games_played)
+    for game in sorted(games_played):
+        if unit == "match" and not GAMES[game].has_dealer:
+            raise ConfigError(
+                f"{source}: matches: {game} has no dealer to rotate; play games = N instead"
+            )
+    fewest_players = min(GAMES[game].min_players for game in games_played)
 
     # Check each value where it is written, so the message names the right key.
     checked_dealers: dict[str, Any] = {}
 
     def check(key: str, value: Any, where: str, game: str) -> Any:
         if key == "players":
-            return None if value is None else _whole(value, where, source, minimum=2)
+            least = 2 if unit == "match" else min(2, fewest_players)
+            return None if value is None else _whole(value, where, source, minimum=least)
         if key == "seed":
             return _whole(value, where, source, minimum=0)
         if key == "dealer":
             text = _json(value)
             if text not in checked_dealers:
-                checked_dealers[text] = _check_dealer(value, where, source)
+                checked_dealers[text] = _check_dealer(value, where, source, sorted(games_played))
             return checked_dealers[text]
         if key == "game":
             return value
@@ -603,19 +615,28 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
                 else:
                     settings[key] = value
             players = settings["players"]
+            game = GAMES[settings["game"]]
             if players is None:
-                if len(lineup.agents) < 2:
+                if game.max_players == 1:
+                    players = 1  # solo: the line-up's agents take turns at the one seat
+                elif len(lineup.agents) < 2:
                     raise ConfigError(
                         f"{source}: {path}: one agent, so say how many play: players = N"
                     )
-                players = len(lineup.agents)
-            game = GAMES[settings["game"]]
+                else:
+                    players = len(lineup.agents)
             least = game.min_players + (unit == "match")
+            what = "participants in a match" if unit == "match" else "players"
             if players < least:
-                what = "participants in a match" if unit == "match" else "players"
                 raise ConfigError(
                     f"{source}: players: {settings['game']} needs at least {least} {what},"
                     f" got {players}"
+                )
+            most = None if game.max_players is None else game.max_players + (unit == "match")
+            if most is not None and players > most:
+                raise ConfigError(
+                    f"{source}: players: {settings['game']} takes at most {most}"
+                    f" {what if most > 1 else 'player'}, got {players}"
                 )
             cells.append(
                 Cell(

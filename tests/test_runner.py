@@ -455,3 +455,144 @@ def test_a_grid_over_the_game(tmp_path):
         record = rerun_game(game.iloc[0])
         assert record.game == game["game_type"].iloc[0]
         assert list(game["score"]) == list(record.player_scores)
+
+
+# -- Delphi, New Eleusis and solo ----------------------------------------------------------------
+
+TWO_RULES = {"kind": "catalog", "rules": ["suit_cycle", "color_alternation"]}
+
+
+def other_game(game: str, **changes):
+    spec = {"name": game, "game": game, "games": 3, "shard_size": 2, "dealer": TWO_RULES}
+    spec.update(changes)
+    return spec
+
+
+@pytest.fixture(scope="module")
+def delphi_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("delphi")
+    spec = other_game("delphi", agents=["oracle", "random", "random"], predictions=True)
+    return run_experiment(spec, out=out, progress=False), out
+
+
+def test_delphi_rows_keep_the_scores_the_oracles_score_and_the_accuracy(delphi_run):
+    table, _ = delphi_run
+    assert len(table) == 3 * 3 and set(table["game_type"]) == {"delphi"}
+    for _, game in table.groupby("game"):
+        record = rerun_game(game.iloc[0])
+        assert record.game == "delphi" and record.rule == game["rule"].iloc[0]
+        assert list(game["score"]) == list(record.player_scores)
+        assert (game["dealer_score"] == record.oracle_score).all()
+        assert np.allclose(game["prediction_accuracy"], record.hits.mean(axis=0))
+        assert (game["plays"] == 0).all() and (game["game_plays"] == len(record.events)).all()
+        assert game["wrong_cards"].isna().all() and game["success"].isna().all()
+    oracle = table[table["agent"] == "oracle"]
+    assert (oracle["prediction_accuracy"] == 1.0).all() and (oracle["plays_to_identify"] == 1).all()
+
+
+def test_delphi_predictions_reach_the_event_table_per_card_and_player(delphi_run):
+    table, out = delphi_run
+    events = load_events(out)
+    assert list(events.columns) == EVENT_SCHEMA.names
+    assert len(events) == 3 * 51 * 3  # games x cards x players
+    for number, game in events.groupby("game"):
+        record = rerun_game(table[table["game"] == number].iloc[0])
+        probabilities = np.array(record.probabilities)
+        assert np.array_equal(game["p_right"].to_numpy(), probabilities.ravel())
+        assert (game["seat"].to_numpy() == np.tile(np.arange(3), 51)).all()
+        assert (game["index"].to_numpy() == np.repeat(np.arange(51), 3)).all()
+        assert (game["right"].to_numpy() == np.repeat(record.verdicts, 3)).all()
+
+
+def test_delphi_with_two_jobs_gives_the_tables_of_one(delphi_run, tmp_path):
+    table, out = delphi_run
+    spec = other_game("delphi", agents=["oracle", "random", "random"], predictions=True)
+    parallel = run_experiment(spec, out=tmp_path, jobs=2, progress=False)
+    pd.testing.assert_frame_equal(
+        parallel.drop(columns=list(TIMING_COLUMNS)), table.drop(columns=list(TIMING_COLUMNS))
+    )
+    pd.testing.assert_frame_equal(load_events(tmp_path), load_events(out))
+
+
+def test_solo_gives_one_row_per_game_with_the_benchmarks_figures(tmp_path):
+    spec = other_game("solo", games=4, agents=["oracle", "random"])  # players: 1
+    table = run_experiment(spec, out=tmp_path, progress=False)
+    assert len(table) == 4 and (table["seat"] == 0).all() and (table["players"] == 1).all()
+    assert list(table["agent"]) == ["oracle", "random", "oracle", "random"]  # turns at the seat
+    assert table["dealer_score"].isna().all()
+    for _, row in table.iterrows():
+        record = rerun_game(row)
+        assert record.game == "solo" and row["score"] == record.score
+        assert row["success"] == record.success and row["end"] == record.end
+        found = row["found_turn"]
+        assert (None if pd.isna(found) else found) == record.found_turn
+        assert row["wrong_declarations"] == record.wrong_declarations
+        assert row["wrong_cards"] == len(record.side_line) and row["plays"] == record.turns
+    oracle = table[table["agent"] == "oracle"]
+    assert oracle["success"].all() and (oracle["found_turn"] == 1).all()
+    assert (oracle["score"] == 30).all()
+    assert not table.loc[table["agent"] == "random", "success"].any()
+
+
+def test_new_eleusis_rows_agree_with_the_rounds(tmp_path):
+    spec = other_game("new-eleusis", agents=["oracle", "random", "random"], events=True)
+    table = run_experiment(spec, out=tmp_path, progress=False)
+    assert len(table) == 3 * 3 and set(table["game_type"]) == {"new-eleusis"}
+    events = load_events(tmp_path)
+    for number, game in table.groupby("game"):
+        record = rerun_game(game.iloc[0])
+        assert list(game["score"]) == list(record.player_scores)
+        assert (game["dealer_score"] == record.dealer_score).all()
+        assert list(game["cards_left"]) == list(record.cards_left)
+        assert (game["end"] == record.end).all()
+        own = [e for e in record.events if e.kind in ("play", "string")]
+        assert list(game["plays"]) == [sum(e.seat == s for e in own) for s in range(3)]
+        wrong = [sum(e.seat == s and not e.right for e in own) for s in range(3)]
+        assert list(game["wrong_cards"]) == wrong
+        logged = events[events["game"] == number]
+        assert list(logged["kind"]) == [e.kind for e in record.events]
+        assert len(logged) == game["game_plays"].iloc[0]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"game": "new-eleusis", "dealer": {"kind": "catalog"}},
+            r"dealer: new-eleusis rules read only the main line.*'right_red_wrong_black'",
+        ),
+        (
+            {"game": "new-eleusis", "dealer": "if last_play_right then red(card) else black(card)"},
+            "dealer: new-eleusis rules read only the main line",
+        ),
+        (
+            {
+                "game": "new-eleusis",
+                "dealer": {"kind": "band", "low": 5, "high": 30, "grammar": "verdict", "size": 500},
+            },
+            "the grammar 'verdict' of this dealer reads it",
+        ),
+        ({"game": "new-eleusis", "agents": ["random"] * 2}, "new-eleusis needs at least 3 players"),
+        ({"game": "new-eleusis", "agents": ["random"] * 8}, "new-eleusis takes at most 7 players"),
+        ({"game": "solo", "players": 2}, "players: solo takes at most 1 player, got 2"),
+        ({"game": "solo", "games": None, "matches": 2}, "matches: solo has no dealer to rotate"),
+        (
+            {"game": "solo", "dealer": {"kind": "adaptive", "bins": 2, "size": 500}},
+            "dealer: solo has no dealer score, so a learning dealer",
+        ),
+        ({"game": "classic", "players": 1}, "players: must be >= 2, got 1"),
+    ],
+)
+def test_specs_that_do_not_suit_the_game_are_config_errors(changes, message):
+    spec = other_game("classic", agents=["random", "random", "random"])
+    spec.update(changes)
+    with pytest.raises(ConfigError, match=message):
+        load_spec({key: value for key, value in spec.items() if value is not None})
+
+
+def test_a_grid_over_the_game_checks_the_dealer_for_each_game():
+    spec = other_game("classic", agents=["random"] * 3, dealer={"kind": "catalog"})
+    assert len(load_spec(spec).cells) == 1
+    spec["grid"] = {"game": ["classic", "new-eleusis"]}
+    with pytest.raises(ConfigError, match="new-eleusis rules read only the main line"):
+        load_spec(spec)

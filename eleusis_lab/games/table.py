@@ -6,6 +6,25 @@ Records differ from game to game, so each `GameType` also says what a results ta
 keeps of one (`Outcome`). A new game adds one `GameType` to `GAMES`, and experiment
 specs can name it.
 
+The games and what a results row keeps of them (one row per game and seat):
+
+=================  =========  ==============================================================
+game               players    score / dealer_score / game-specific columns
+=================  =========  ==============================================================
+``classic``        2 or more  player score / dealer score; ``wrong_cards`` after phase 1
+``four-to-eight``  3 or more  as classic
+``delphi``         1 or more  player score after the settlement / the oracle's score;
+                              ``prediction_accuracy``: the share of correct tokens; the
+                              event table has a row per card *and player* with its
+                              probability (``p_right``)
+``new-eleusis``    3 to 7     player score / dealer score; ``wrong_cards``: the seat's
+                              wrong cards over the round; dealers may deal only rules of
+                              the main line (`GameType.check_dealer`)
+``solo``           1          the solo score / none (no dealer); ``success``,
+                              ``found_turn``, ``wrong_declarations``; the floored score is
+                              ``score.clip(lower=0)``
+=================  =========  ==============================================================
+
 Examples
 --------
 >>> from eleusis_lab.registry import parse_agent_list
@@ -17,6 +36,11 @@ Examples
 >>> outcome = classic.outcome(record)
 >>> outcome.scores == record.player_scores, outcome.dealer_score == record.dealer_score
 (True, True)
+>>> solo = GAMES["solo"]
+>>> record = solo.play("red(card)", parse_agent_list("oracle"), 3, solo.make_config({}))
+>>> outcome = solo.outcome(record)
+>>> outcome.scores, outcome.dealer_score, outcome.success, outcome.found_turn
+((30.0,), None, (True,), (1,))
 """
 
 from __future__ import annotations
@@ -30,11 +54,29 @@ from typing import Any
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic import ClassicConfig, play_classic
+from eleusis_lab.games.delphi import DelphiConfig, DelphiRecord, play_delphi
 from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
+from eleusis_lab.games.new_eleusis import (
+    PLAY,
+    STRING,
+    NewEleusisConfig,
+    NewEleusisRecord,
+    play_new_eleusis,
+)
+from eleusis_lab.games.solo import SoloConfig, SoloRecord, play_solo
 from eleusis_lab.record import GameRecord
 from eleusis_lab.rules import Rule
 
-__all__ = ["GAMES", "GameType", "Outcome", "game_record_outcome"]
+__all__ = [
+    "GAMES",
+    "GameType",
+    "Outcome",
+    "dealable_rules",
+    "delphi_outcome",
+    "game_record_outcome",
+    "new_eleusis_outcome",
+    "solo_outcome",
+]
 
 
 @dataclass(frozen=True)
@@ -48,7 +90,8 @@ class Outcome:
     dealer_score : float or None
         The dealer's score (what a learning dealer learns from); None if no dealer.
     wrong_cards : tuple of int or None
-        Each seat's wrong cards at the end of the first phase, where the game has them.
+        Each seat's wrong cards (classic: at the end of the first phase), where the game
+        has them.
     cards_left : tuple of int or None
         Cards each seat holds at the end, where the game has them.
     plays : tuple of int
@@ -57,6 +100,15 @@ class Outcome:
         How the game ended, in the game's words.
     events : tuple of Event
         The public plays, for the event table.
+    prediction_accuracy : tuple of float or None, optional
+        Each seat's share of correct predictions, where the game asks for them (Delphi).
+    success, found_turn, wrong_declarations : tuple or None, optional
+        Each seat's declarations of the rule, where the game judges them (solo): found or
+        not, the turn it was found on (None: never), the wrong declarations.
+    predictions : tuple of tuple of float, optional
+        Where every seat predicts every event (Delphi): for each event, each seat's
+        probability that the card is right. The event table then has one row per event
+        and seat, the seat being the one that predicted.
     """
 
     scores: tuple[float, ...]
@@ -66,6 +118,11 @@ class Outcome:
     plays: tuple[int, ...]
     end: str | None
     events: tuple[Event, ...]
+    prediction_accuracy: tuple[float | None, ...] | None = None
+    success: tuple[bool | None, ...] | None = None
+    found_turn: tuple[int | None, ...] | None = None
+    wrong_declarations: tuple[int | None, ...] | None = None
+    predictions: tuple[tuple[float, ...], ...] | None = None
 
 
 def game_record_outcome(record: GameRecord) -> Outcome:
@@ -84,6 +141,160 @@ def game_record_outcome(record: GameRecord) -> Outcome:
     )
 
 
+def delphi_outcome(record: DelphiRecord) -> Outcome:
+    """The `Outcome` of a game of Delphi.
+
+    The dealer score is the oracle's. Nobody plays a card (the oracle places them), so
+    ``plays`` are 0 and ``wrong_cards`` and ``cards_left`` empty; ``prediction_accuracy``
+    is the share of a seat's tokens that were correct, and ``predictions`` every
+    probability, for the event table.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> outcome = delphi_outcome(play_delphi("red(card)", [OracleAgent(), RandomAgent()], 0))
+    >>> outcome.scores, outcome.dealer_score, outcome.prediction_accuracy[0]
+    ((48.0, -48.0), 48.0, 1.0)
+    >>> len(outcome.events), len(outcome.predictions), outcome.predictions[0]
+    (51, 51, (0.0, 0.5))
+    """
+    n = record.n_players
+    hits = record.hits
+    accuracy = tuple(float(x) for x in hits.mean(axis=0)) if len(record.events) else (None,) * n
+    return Outcome(
+        scores=tuple(float(score) for score in record.player_scores),
+        dealer_score=float(record.oracle_score),
+        wrong_cards=(None,) * n,
+        cards_left=(None,) * n,
+        plays=(0,) * n,
+        end=None,
+        events=tuple(record.events),
+        prediction_accuracy=accuracy,
+        predictions=tuple(tuple(float(p) for p in row) for row in record.probabilities),
+    )
+
+
+def new_eleusis_outcome(record: NewEleusisRecord) -> Outcome:
+    """The `Outcome` of a round of New Eleusis.
+
+    ``plays`` counts the cards a seat put down itself (one card or a string);
+    ``wrong_cards`` those of them that were wrong, over the whole round. The hands set
+    aside after a true "no play" and the dealer's cards after a false one are in the
+    events (their ``kind`` tells them apart) but in neither count.
+    """
+    n = record.n_players
+    plays, wrong = [0] * n, [0] * n
+    events = record.events
+    for event in events:
+        if event.kind in (PLAY, STRING):
+            plays[event.seat] += 1
+            wrong[event.seat] += not event.right
+    return Outcome(
+        scores=tuple(float(score) for score in record.player_scores),
+        dealer_score=float(record.dealer_score),
+        wrong_cards=tuple(wrong),
+        cards_left=tuple(record.cards_left),
+        plays=tuple(plays),
+        end=record.end,
+        events=tuple(events),
+    )
+
+
+def solo_outcome(record: SoloRecord) -> Outcome:
+    """The `Outcome` of a solo game: one seat, no dealer.
+
+    The score is the benchmark's `eleusis_lab.games.solo.solo_score` (the floored score
+    is ``max(0, score)``); ``wrong_cards`` the wrong plays, ``cards_left`` the hand at
+    the end; ``success``, ``found_turn`` and ``wrong_declarations`` as in the record.
+    """
+    return Outcome(
+        scores=(float(record.score),),
+        dealer_score=None,
+        wrong_cards=(len(record.side_line),),
+        cards_left=(len(record.hand),),
+        plays=(len(record.events),),
+        end=record.end,
+        events=tuple(record.events),
+        success=(bool(record.success),),
+        found_turn=(record.found_turn,),
+        wrong_declarations=(int(record.wrong_declarations),),
+    )
+
+
+def _play_solo(
+    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
+) -> SoloRecord:
+    """`eleusis_lab.games.solo.play_solo` with the engines' shape: a table of one seat."""
+    if len(agents) != 1:
+        raise ConfigError(f"solo is played by one player, got {len(agents)} agents")
+    return play_solo(rule, agents[0], seed, config)
+
+
+# -- which rules a dealer can deal ------------------------------------------------------------
+
+
+def dealable_rules(dealer: Any) -> tuple[list[Rule] | None, Any]:
+    """The rules a dealer of `eleusis_lab.dealers` can deal, as far as its parameters tell.
+
+    Returns
+    -------
+    (rules, grammar)
+        ``rules``: every rule a fixed or catalog dealer may deal (None for other
+        dealers); ``grammar``: the `eleusis_lab.rules.enumerate.Grammar` a pool dealer
+        (band, spread, adaptive) draws from (None for other dealers).
+
+    Examples
+    --------
+    >>> from eleusis_lab.dealers import make_dealer
+    >>> rules, grammar = dealable_rules(make_dealer("suit_cycle"))
+    >>> [rule.name for rule in rules], grammar
+    (['suit_cycle'], None)
+    """
+    import numpy as np
+
+    from eleusis_lab.dealers import CatalogDealer, FixedDealer
+    from eleusis_lab.rules.catalog import acceptable_rules, catalog
+    from eleusis_lab.rules.enumerate import GRAMMARS, Grammar
+
+    if isinstance(dealer, FixedDealer):
+        return [dealer.choose_rule(np.random.default_rng(0)).rule], None
+    if isinstance(dealer, CatalogDealer):
+        named = {entry.name: entry.rule for entry in catalog()}
+        if dealer.rules is not None:
+            return [named[name] for name in dealer.rules], None
+        if dealer.weights is not None:
+            return [named[name] for name, weight in dealer.weights.items() if weight > 0], None
+        if dealer.require_acceptable:
+            return list(acceptable_rules()), None
+        return list(named.values()), None
+    grammar = getattr(dealer, "grammar", None)  # a preset's name, a Grammar or its fields
+    if isinstance(grammar, str):
+        grammar = GRAMMARS[grammar]
+    elif isinstance(grammar, Mapping):
+        grammar = Grammar(**grammar)
+    return None, grammar if isinstance(grammar, Grammar) else None
+
+
+def _main_line_only(game: str, dealer: Any) -> None:
+    """ConfigError if ``dealer`` could deal a rule that reads ``last_play_right``."""
+    rules, grammar = dealable_rules(dealer)
+    hint = f"{game} rules read only the main line, never last_play_right (RULES.md section 5)"
+    if rules is not None:
+        reading = [rule.name or rule.text for rule in rules if "outcome" in rule.slots]
+        if reading:
+            shown = ", ".join(repr(name) for name in reading[:5])
+            more = f" and {len(reading) - 5} more" if len(reading) > 5 else ""
+            raise ConfigError(
+                f"{hint}, but this dealer can deal {shown}{more}; name the rules it may"
+                " deal, e.g. {kind = 'catalog', rules = [...]}"
+            )
+    if grammar is not None and grammar.last_play_right:
+        raise ConfigError(
+            f"{hint}, but the grammar {grammar.name!r} of this dealer reads it; choose one"
+            " that does not, e.g. grammar = 'standard'"
+        )
+
+
 @dataclass(frozen=True)
 class GameType:
     """One game of the toolkit, as the experiment runner sees it.
@@ -99,8 +310,14 @@ class GameType:
         the keys a spec's ``[config]`` table may hold.
     outcome : callable
         ``outcome(record) -> Outcome``: what a results table keeps of a game.
-    min_players : int
-        The fewest active players (the dealer not counted) a game can be played with.
+    min_players, max_players : int, int or None
+        The fewest and most active players (the dealer not counted); None: no limit.
+    has_dealer : bool
+        Whether the game has a dealer (or oracle) with a score: a match rotates it and
+        a learning dealer learns from it. The solo game has none.
+    main_line_only : bool
+        The game's rules may not read ``last_play_right`` (New Eleusis): a spec whose
+        dealer could deal such a rule is refused (`check_dealer`).
     """
 
     name: str
@@ -108,6 +325,9 @@ class GameType:
     config_type: type
     outcome: Callable[[Any], Outcome] = game_record_outcome
     min_players: int = 2
+    max_players: int | None = None
+    has_dealer: bool = True
+    main_line_only: bool = False
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -133,12 +353,56 @@ class GameType:
                 )
         return self.config_type(**options)
 
+    def check_dealer(self, dealer: Any) -> None:
+        """`ConfigError` if ``dealer`` does not suit the game.
 
-#: Game name -> engine. Delphi, New Eleusis and solo need an `Outcome` of their records
-#: before they can join.
+        A learning dealer (one that overrides ``record_score``) needs a game with a
+        dealer score; a game of `main_line_only` needs a dealer that cannot deal a
+        rule reading ``last_play_right``. (The engines check every rule again.)
+
+        >>> from eleusis_lab.dealers import make_dealer
+        >>> GAMES["new-eleusis"].check_dealer(make_dealer({"kind": "catalog"}))
+        Traceback (most recent call last):
+        ...
+        eleusis_lab.errors.ConfigError: new-eleusis rules read only the main line, never \
+last_play_right (RULES.md section 5), but this dealer can deal \
+'right_red_wrong_black', 'wrong_play_same_suit'; name the rules it may deal, e.g. \
+{kind = 'catalog', rules = [...]}
+        """
+        from eleusis_lab.dealers import Dealer
+
+        if not self.has_dealer and type(dealer).record_score is not Dealer.record_score:
+            raise ConfigError(
+                f"{self.name} has no dealer score, so a learning dealer"
+                f" ({type(dealer).__name__}) has nothing to learn from"
+            )
+        if self.main_line_only:
+            _main_line_only(self.name, dealer)
+
+
+#: Game name -> engine.
 GAMES: dict[str, GameType] = {
     "classic": GameType("classic", play_classic, ClassicConfig, min_players=2),
     "four-to-eight": GameType(
         "four-to-eight", play_four_to_eight, FourToEightConfig, min_players=3
+    ),
+    "delphi": GameType("delphi", play_delphi, DelphiConfig, delphi_outcome, min_players=1),
+    "new-eleusis": GameType(
+        "new-eleusis",
+        play_new_eleusis,
+        NewEleusisConfig,
+        new_eleusis_outcome,
+        min_players=3,
+        max_players=7,
+        main_line_only=True,
+    ),
+    "solo": GameType(
+        "solo",
+        _play_solo,
+        SoloConfig,
+        solo_outcome,
+        min_players=1,
+        max_players=1,
+        has_dealer=False,
     ),
 }

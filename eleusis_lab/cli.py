@@ -140,6 +140,11 @@ def _build_parser() -> argparse.ArgumentParser:
     solo.add_argument("--families", action="store_true", help="also a table per rule family")
     solo.add_argument("--csv", metavar="PATH", help="also write the per-game table as CSV")
     solo.set_defaults(run=_bench_solo)
+    runner = bench.add_parser("run", help="an experiment with 1 and 2 workers: speed-up, overhead")
+    runner.add_argument("spec", help="an experiment spec (TOML)")
+    runner.add_argument("--games", type=int, help="games per cell instead of the spec's")
+    runner.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="worker counts")
+    runner.set_defaults(run=_bench_run)
     return parser
 
 
@@ -325,6 +330,13 @@ def _bench_solo(args) -> int:
     if args.csv:
         games.to_csv(args.csv, index=False)
         print(f"written to {args.csv}")
+    return 0
+
+
+def _bench_run(args) -> int:
+    from eleusis_lab.runner import bench_run
+
+    bench_run(args.spec, jobs=args.jobs, games=args.games, verbose=True)
     return 0
 
 

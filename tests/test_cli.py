@@ -134,6 +134,13 @@ def test_bench_solo_prints_the_table(capsys, tmp_path):
     assert "red_only" in path.read_text()
 
 
+def test_bench_run_prints_the_timings(capsys, tmp_path):
+    spec = tmp_path / "tiny.toml"
+    spec.write_text('games = 4\nshard_size = 2\ndealer = "red(card)"\nagents = ["random"]\n')
+    code, out, _ = run(capsys, "bench", "run", str(spec), "--jobs", "1")
+    assert code == 0 and "4 games in 2 shards" in out and "jobs=1:" in out
+
+
 def test_replay_reports_a_tampered_record(capsys, tmp_path):
     path = tmp_path / "game.json"
     run(capsys, "play", "--seed", "5", "--rule", "red(card)", "--json", str(path))

@@ -28,10 +28,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import textwrap
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from itertools import chain
 from pathlib import Path
@@ -208,8 +210,57 @@ class Fault:
 _FAULT_FIELDS = ("seat", "agent", "kind", "message", "event", "phase", "call")
 
 
+@contextlib.contextmanager
+def reading_record(kind: str) -> Iterator[None]:
+    """Turn a missing field or a bad value met while reading a ``kind`` into `RecordError`."""
+    try:
+        yield
+    except RecordError:
+        raise
+    except KeyError as error:
+        raise RecordError(f"not a {kind}: the field {error.args[0]!r} is missing") from None
+    except (CardError, TypeError, AttributeError, ValueError) as error:
+        raise RecordError(f"not a {kind}: {error}") from None
+
+
+class JsonRecord:
+    """JSON in and out, and files, for a record class that has ``to_dict`` and ``from_dict``.
+
+    ``kind`` names the record in error messages ("not a Delphi record: ...").
+    """
+
+    kind = "game record"
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text; `from_json` reads it back to an equal record."""
+        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
+
+    @classmethod
+    def from_json(cls, text: str) -> Any:
+        """Read a record written by `to_json`; raises `RecordError` on anything else."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"not a {cls.kind}: invalid JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"not a {cls.kind}: the JSON is not an object")
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the record to ``path`` as JSON."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Any:
+        """Read a record saved with `save`."""
+        try:
+            return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        except RecordError as error:
+            raise RecordError(f"{path}: {error}") from None
+
+
 @dataclass(frozen=True)
-class GameRecord:
+class GameRecord(JsonRecord):
     """Everything about one game, enough to replay, check, score and lay it out.
 
     Attributes
@@ -254,6 +305,8 @@ class GameRecord:
     faults : tuple of Fault
         The agents' faults, in the order they happened; empty in a clean game.
     """
+
+    kind = "game record"  # named in errors: "not a game record: ..."
 
     game: str
     rule: str
@@ -324,14 +377,10 @@ class GameRecord:
             "faults": [fault.to_dict() for fault in self.faults],
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        try:
+        with reading_record(cls.kind):
             version = data.get("format")
             if version not in _READABLE_VERSIONS:
                 readable = " and ".join(map(str, _READABLE_VERSIONS))
@@ -371,37 +420,6 @@ class GameRecord:
                     Fault.from_dict(fault) for fault in (data["faults"] if version >= 2 else ())
                 ),
             )
-        except KeyError as error:
-            raise RecordError(
-                f"not a game record: the field {error.args[0]!r} is missing"
-            ) from None
-        except (CardError, TypeError, AttributeError, ValueError) as error:
-            if isinstance(error, RecordError):
-                raise
-            raise RecordError(f"not a game record: {error}") from None
-
-    @classmethod
-    def from_json(cls, text: str) -> GameRecord:
-        """Read a record written by `to_json`; raises `RecordError` on anything else."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not a game record: invalid JSON ({error})") from None
-        if not isinstance(data, dict):
-            raise RecordError("not a game record: the JSON is not an object")
-        return cls.from_dict(data)
-
-    def save(self, path: str | Path) -> None:
-        """Write the record to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> GameRecord:
-        """Read a record saved with `save`."""
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except RecordError as error:
-            raise RecordError(f"{path}: {error}") from None
 
     def _repr_html_(self) -> str:
         """The layout as HTML tables, for Jupyter (`format_layout_html`)."""

@@ -49,19 +49,17 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import json
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from time import perf_counter
 from typing import Any
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
-from eleusis_lab.cards import Card, CardError, standard_deck
+from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import (
     FaultLog,
@@ -78,11 +76,12 @@ from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
     Fault,
+    JsonRecord,
     RecordError,
     card_from_text,
     card_text,
     describe_agent,
-    jsonable,
+    reading_record,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.complexity import complexity
@@ -155,7 +154,7 @@ class DelphiConfig:
 
 
 @dataclass(frozen=True)
-class DelphiRecord:
+class DelphiRecord(JsonRecord):
     """Everything about one game of Delphi, enough to replay, check, score and lay it out.
 
     Attributes
@@ -193,6 +192,8 @@ class DelphiRecord:
         ``"predict"`` or ``"observe"``); ``event`` is the index of the card predicted or
         observed.
     """
+
+    kind = "Delphi record"  # named in errors: "not a Delphi record: ..."
 
     game: str
     rule: str
@@ -323,14 +324,10 @@ class DelphiRecord:
             "faults": [fault.to_dict() for fault in self.faults],
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DelphiRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        try:
+        with reading_record(cls.kind):
             version = data.get("format")
             if version != FORMAT_VERSION:
                 raise RecordError(
@@ -365,37 +362,6 @@ class DelphiRecord:
                 oracle_score=data["oracle_score"],
                 faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
             )
-        except KeyError as error:
-            raise RecordError(
-                f"not a Delphi record: the field {error.args[0]!r} is missing"
-            ) from None
-        except (CardError, TypeError, AttributeError, ValueError) as error:
-            if isinstance(error, RecordError):
-                raise
-            raise RecordError(f"not a Delphi record: {error}") from None
-
-    @classmethod
-    def from_json(cls, text: str) -> DelphiRecord:
-        """Read a record written by `to_json`; raises `RecordError` on anything else."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not a Delphi record: invalid JSON ({error})") from None
-        if not isinstance(data, dict):
-            raise RecordError("not a Delphi record: the JSON is not an object")
-        return cls.from_dict(data)
-
-    def save(self, path: str | Path) -> None:
-        """Write the record to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> DelphiRecord:
-        """Read a record saved with `save`."""
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except RecordError as error:
-            raise RecordError(f"{path}: {error}") from None
 
 
 # -- the game -----------------------------------------------------------------------------

@@ -67,20 +67,18 @@ True
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from itertools import chain
-from pathlib import Path
 from time import perf_counter
 from typing import Any
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
-from eleusis_lab.cards import Card, CardError, format_cards, standard_deck, two_decks
+from eleusis_lab.cards import Card, format_cards, standard_deck, two_decks
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import (
     FaultLog,
@@ -106,11 +104,12 @@ from eleusis_lab.record import (
     RAISED,
     TURN_CAP,
     Fault,
+    JsonRecord,
     RecordError,
     card_from_text,
     card_text,
     describe_agent,
-    jsonable,
+    reading_record,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.complexity import complexity
@@ -383,7 +382,7 @@ class ProphetTerm:
 
 
 @dataclass(frozen=True)
-class NewEleusisRecord:
+class NewEleusisRecord(JsonRecord):
     """Everything about one round of New Eleusis: enough to replay, check, score, lay out.
 
     Attributes
@@ -433,6 +432,8 @@ class NewEleusisRecord:
     faults : tuple of Fault
         The agents' faults in order; ``Fault.event`` is an index in ``turns``.
     """
+
+    kind = "New Eleusis record"  # named in errors: "not a New Eleusis record: ..."
 
     game: str
     rule: str
@@ -520,14 +521,10 @@ class NewEleusisRecord:
             "faults": [fault.to_dict() for fault in self.faults],
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NewEleusisRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        try:
+        with reading_record(cls.kind):
             if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
                 raise RecordError(
                     f"not a New Eleusis record of format {FORMAT_VERSION}: game"
@@ -558,37 +555,6 @@ class NewEleusisRecord:
                 dealer_score=data["dealer_score"],
                 faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
             )
-        except KeyError as error:
-            raise RecordError(
-                f"not a New Eleusis record: the field {error.args[0]!r} is missing"
-            ) from None
-        except (CardError, TypeError, AttributeError, ValueError) as error:
-            if isinstance(error, RecordError):
-                raise
-            raise RecordError(f"not a New Eleusis record: {error}") from None
-
-    @classmethod
-    def from_json(cls, text: str) -> NewEleusisRecord:
-        """Read a record written by `to_json`; raises `RecordError` on anything else."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not a game record: invalid JSON ({error})") from None
-        if not isinstance(data, dict):
-            raise RecordError("not a game record: the JSON is not an object")
-        return cls.from_dict(data)
-
-    def save(self, path: str | Path) -> None:
-        """Write the record to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> NewEleusisRecord:
-        """Read a record saved with `save`."""
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except RecordError as error:
-            raise RecordError(f"{path}: {error}") from None
 
 
 # -- the table: the state of a round and its moves, shared by the engine and replay ---------

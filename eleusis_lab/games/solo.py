@@ -57,30 +57,29 @@ Examples
 from __future__ import annotations
 
 import functools
-import json
 import numbers
 import textwrap
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
-from eleusis_lab.cards import Card, CardError, face_card, format_cards, two_decks
+from eleusis_lab.cards import Card, face_card, format_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
     Fault,
+    JsonRecord,
     RecordError,
     _fault_lines,
     card_from_text,
     card_text,
     describe_agent,
-    jsonable,
+    reading_record,
 )
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import Equivalence, equivalent
@@ -462,7 +461,7 @@ class Declaration:
 
 
 @dataclass(frozen=True)
-class SoloRecord:
+class SoloRecord(JsonRecord):
     """Everything about one solo game: enough to replay, check, score and lay it out.
 
     Attributes
@@ -506,6 +505,8 @@ class SoloRecord:
     faults : tuple of Fault
         The agent's faults, in order (``seat`` is 0).
     """
+
+    kind = "solo game record"  # named in errors: "not a solo game record: ..."
 
     game: str
     rule: str
@@ -571,14 +572,10 @@ class SoloRecord:
             "faults": [fault.to_dict() for fault in self.faults],
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SoloRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        try:
+        with reading_record(cls.kind):
             if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
                 raise RecordError(
                     f"not a solo game record (format {data.get('format')!r}, game"
@@ -620,37 +617,6 @@ class SoloRecord:
                 success=data["success"],
                 faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
             )
-        except KeyError as error:
-            raise RecordError(
-                f"not a solo game record: the field {error.args[0]!r} is missing"
-            ) from None
-        except (CardError, TypeError, AttributeError, ValueError) as error:
-            if isinstance(error, RecordError):
-                raise
-            raise RecordError(f"not a solo game record: {error}") from None
-
-    @classmethod
-    def from_json(cls, text: str) -> SoloRecord:
-        """Read a record written by `to_json`; raises `RecordError` on anything else."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not a solo game record: invalid JSON ({error})") from None
-        if not isinstance(data, dict):
-            raise RecordError("not a solo game record: the JSON is not an object")
-        return cls.from_dict(data)
-
-    def save(self, path: str | Path) -> None:
-        """Write the record to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> SoloRecord:
-        """Read a record saved with `save`."""
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except RecordError as error:
-            raise RecordError(f"{path}: {error}") from None
 
 
 # -- the game -----------------------------------------------------------------------------

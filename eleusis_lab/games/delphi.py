@@ -67,10 +67,9 @@ from eleusis_lab.games._faults import (
     check_fault_options,
     check_seed,
     exception_text,
-    is_int,
     shown,
 )
-from eleusis_lab.games.match import MatchResult
+from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import delphi_chips, delphi_scores
 from eleusis_lab.record import (
     OVER_TIME,
@@ -898,43 +897,17 @@ def play_delphi_match(
     >>> result.winners
     [0]
     """
-    agents = list(agents)
     p = len(agents)
     if p < 2:
         raise ConfigError(
             f"a Delphi match needs at least 2 participants (each game has an oracle and at"
             f" least 1 player), got {p}"
         )
-    if not (is_int(deals_per_player) and deals_per_player >= 1):
-        raise ConfigError(f"deals_per_player must be a whole number >= 1, got {deals_per_player!r}")
-    if isinstance(rules, Rule | str):
-        rules = [rules]
-    pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
-    if not pool:
-        raise ConfigError("a match needs at least one rule")
-    seed = check_seed(seed)
-
-    dealers = [k for _ in range(deals_per_player) for k in range(p)]
-    rule_sequence, game_sequence = np.random.SeedSequence(seed).spawn(2)
-    rng = np.random.default_rng(rule_sequence)
-    game_seeds = (game_sequence.generate_state(len(dealers), dtype=np.uint64) >> 1).tolist()
-
-    games, seats_per_game = [], []
-    totals = [0.0] * p
-    for oracle, game_seed in zip(dealers, game_seeds, strict=True):
-        seats = tuple((oracle + 1 + i) % p for i in range(p - 1))
-        rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
-        record = play_delphi(rule, [agents[who] for who in seats], game_seed, config)
-        totals[oracle] += record.oracle_score
-        for seat, who in enumerate(seats):
-            totals[who] += record.player_scores[seat]
-        games.append(record)
-        seats_per_game.append(seats)
-    return DelphiMatch(
-        seed=seed,
-        participants=tuple(describe_agent(agent) for agent in agents),
-        games=tuple(games),
-        dealers=tuple(dealers),
-        seats=tuple(seats_per_game),
-        totals=tuple(totals),
+    return rotate_deal(
+        lambda rule, seated, game_seed: play_delphi(rule, seated, game_seed, config),
+        agents,
+        seed,
+        rules,
+        p * check_deals(deals_per_player),
+        DelphiMatch,
     )

@@ -66,7 +66,7 @@ from eleusis_lab.games._faults import (
     check_seed,
     is_int,
 )
-from eleusis_lab.games.match import MatchResult
+from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import four_to_eight_dealer_score, four_to_eight_player_scores
 from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
@@ -676,7 +676,6 @@ def play_four_to_eight_match(
     >>> sum(result.totals) == sum(g.dealer_score + sum(g.player_scores) for g in result.games)
     True
     """
-    agents = list(agents)
     p = len(agents)
     if p - 1 not in PLAYERS:
         counts = ", ".join(str(players + 1) for players in sorted(PLAYERS))
@@ -684,36 +683,11 @@ def play_four_to_eight_match(
             f"a four-to-eight match needs {counts} participants (a dealer and a hand of the"
             f" seed-004 table for each other participant), got {p}"
         )
-    if not (is_int(deals_per_player) and deals_per_player >= 1):
-        raise ConfigError(f"deals_per_player must be a whole number >= 1, got {deals_per_player!r}")
-    if isinstance(rules, Rule | str):
-        rules = [rules]
-    pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
-    if not pool:
-        raise ConfigError("a match needs at least one rule")
-    seed = check_seed(seed)
-
-    dealers = [k for _ in range(deals_per_player) for k in range(p)]
-    rule_sequence, game_sequence = np.random.SeedSequence(seed).spawn(2)
-    rng = np.random.default_rng(rule_sequence)
-    game_seeds = (game_sequence.generate_state(len(dealers), dtype=np.uint64) >> 1).tolist()
-
-    games, seats_per_game = [], []
-    totals = [0.0] * p
-    for dealer, game_seed in zip(dealers, game_seeds, strict=True):
-        seats = tuple((dealer + 1 + i) % p for i in range(p - 1))
-        rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
-        record = play_four_to_eight(rule, [agents[who] for who in seats], game_seed, config)
-        totals[dealer] += record.dealer_score
-        for seat, who in enumerate(seats):
-            totals[who] += record.player_scores[seat]
-        games.append(record)
-        seats_per_game.append(seats)
-    return FourToEightMatch(
-        seed=seed,
-        participants=tuple(describe_agent(agent) for agent in agents),
-        games=tuple(games),
-        dealers=tuple(dealers),
-        seats=tuple(seats_per_game),
-        totals=tuple(totals),
+    return rotate_deal(
+        lambda rule, seated, game_seed: play_four_to_eight(rule, seated, game_seed, config),
+        agents,
+        seed,
+        rules,
+        p * check_deals(deals_per_player),
+        FourToEightMatch,
     )

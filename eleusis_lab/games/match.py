@@ -22,7 +22,7 @@ Examples
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ import numpy as np
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games._faults import check_seed, is_int
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.record import GameRecord, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
@@ -172,43 +173,83 @@ def play_match(
     >>> sorted({game.rule for game in result.games}) == sorted(rules)
     True
     """
-    agents = list(agents)
     n = len(agents)
     if n < 3:
         raise ConfigError(
             f"a classic match needs at least 3 participants (each game has a dealer and at"
             f" least 2 active players), got {n}"
         )
-    if not (isinstance(deals_per_player, int) and deals_per_player >= 1):
+    return rotate_deal(
+        lambda rule, seated, game_seed: play_classic(rule, seated, game_seed, config),
+        agents,
+        seed,
+        rules,
+        n * check_deals(deals_per_player),
+    )
+
+
+def check_deals(deals_per_player: object) -> int:
+    """``deals_per_player`` as an int; `ConfigError` unless it is a whole number >= 1."""
+    if not (is_int(deals_per_player) and deals_per_player >= 1):
         raise ConfigError(f"deals_per_player must be a whole number >= 1, got {deals_per_player!r}")
+    return int(deals_per_player)
+
+
+def rotate_deal(
+    play: Callable[[Rule, list[Agent], int], Any],
+    agents: Sequence[Agent],
+    seed: int,
+    rules: Rule | str | Sequence[Rule | str],
+    games: int,
+    result_type: type[MatchResult] = MatchResult,
+    read_rule: Callable[[Rule | str], Rule] = lambda rule: (
+        parse(rule) if isinstance(rule, str) else rule
+    ),
+    totals: Callable[[list[int], list[tuple[int, ...]], list[Any]], Sequence[float]] | None = None,
+) -> MatchResult:
+    """The match of any game: ``games`` games, the deal passing left after each.
+
+    Participant ``g mod n`` deals game ``g`` and the others sit from the dealer's left;
+    each game's rule is drawn uniformly from ``rules`` and its seed derived from
+    ``seed`` (`numpy.random.SeedSequence`). ``play(rule, seated_agents, game_seed)``
+    plays one game and returns its record. A participant's total is the sum of his
+    dealer and player scores, unless ``totals(dealers, seats, records)`` says otherwise.
+    """
+    agents = list(agents)
+    n = len(agents)
     if isinstance(rules, Rule | str):
         rules = [rules]
-    pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
+    pool = [
+        read_rule(rule) if read_rule else parse(rule) if isinstance(rule, str) else rule
+        for rule in rules
+    ]
     if not pool:
         raise ConfigError("a match needs at least one rule")
-
-    dealers = [k for _ in range(deals_per_player) for k in range(n)]
+    seed = check_seed(seed)
+    dealers = [g % n for g in range(games)]
     rule_sequence, game_sequence = np.random.SeedSequence(seed).spawn(2)
     rng = np.random.default_rng(rule_sequence)
     # 63-bit seeds: they fit the int64 columns of results tables.
-    game_seeds = (game_sequence.generate_state(len(dealers), dtype=np.uint64) >> 1).tolist()
-
-    games, seats_per_game = [], []
-    totals = [0.0] * n
-    for dealer, game_seed in zip(dealers, game_seeds, strict=True):
+    game_seeds = (game_sequence.generate_state(max(games, 1), dtype=np.uint64) >> 1).tolist()
+    records, seats_per_game = [], []
+    for dealer, game_seed in zip(dealers, game_seeds, strict=False):
         seats = tuple((dealer + 1 + i) % n for i in range(n - 1))
         rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
-        record = play_classic(rule, [agents[who] for who in seats], game_seed, config)
-        totals[dealer] += record.dealer_score
-        for seat, who in enumerate(seats):
-            totals[who] += record.player_scores[seat]
-        games.append(record)
+        records.append(play(rule, [agents[who] for who in seats], game_seed))
         seats_per_game.append(seats)
-    return MatchResult(
-        seed=int(seed),
+    if totals is None:
+        sums = [0.0] * n
+        for dealer, seats, record in zip(dealers, seats_per_game, records, strict=True):
+            sums[dealer] += record.dealer_score
+            for seat, who in enumerate(seats):
+                sums[who] += record.player_scores[seat]
+    else:
+        sums = list(totals(dealers, seats_per_game, records))
+    return result_type(
+        seed=seed,
         participants=tuple(describe_agent(agent) for agent in agents),
-        games=tuple(games),
+        games=tuple(records),
         dealers=tuple(dealers),
         seats=tuple(seats_per_game),
-        totals=tuple(totals),
+        totals=tuple(sums),
     )

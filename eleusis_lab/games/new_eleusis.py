@@ -90,7 +90,7 @@ from eleusis_lab.games._faults import (
     shorten,
     shown,
 )
-from eleusis_lab.games.match import MatchResult
+from eleusis_lab.games.match import MatchResult, rotate_deal
 from eleusis_lab.games.scoring import (
     new_eleusis_dealer_score,
     new_eleusis_match_totals,
@@ -1470,40 +1470,25 @@ def play_new_eleusis_match(
     >>> sum(match.totals) >= 20  # participants 2 and 3 never dealt: 10 each
     True
     """
-    agents = list(agents)
     n = len(agents)
     if not MIN_PLAYERS + 1 <= n <= MAX_PLAYERS + 1:
         raise ConfigError(f"a New Eleusis match has 4 to 8 participants, got {n}")
     rounds = n if rounds is None else rounds
     if not (is_int(rounds) and 0 <= rounds <= n):
         raise ConfigError(f"rounds must be a whole number from 0 to {n}, got {rounds!r}")
-    if isinstance(rules, Rule | str):
-        rules = [rules]
-    pool = [_check_rule(rule) for rule in rules]
-    if not pool:
-        raise ConfigError("a match needs at least one rule")
-    rule_sequence, game_sequence = np.random.SeedSequence(check_seed(seed)).spawn(2)
-    rng = np.random.default_rng(rule_sequence)
-    game_seeds = (game_sequence.generate_state(max(rounds, 1), dtype=np.uint64) >> 1).tolist()
-
-    games, seats_per_game, dealers = [], [], list(range(rounds))
-    for dealer, game_seed in zip(dealers, game_seeds, strict=False):
-        seats = tuple((dealer + 1 + i) % n for i in range(n - 1))
-        rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
-        games.append(play_new_eleusis(rule, [agents[who] for who in seats], game_seed, config))
-        seats_per_game.append(seats)
-    totals = new_eleusis_match_totals(
-        n,
-        dealers,
-        seats_per_game,
-        [game.dealer_score for game in games],
-        [game.player_scores for game in games],
-    )
-    return NewEleusisMatch(
-        seed=int(seed),
-        participants=tuple(describe_agent(agent) for agent in agents),
-        games=tuple(games),
-        dealers=tuple(dealers),
-        seats=tuple(seats_per_game),
-        totals=tuple(totals),
+    return rotate_deal(
+        lambda rule, seated, game_seed: play_new_eleusis(rule, seated, game_seed, config),
+        agents,
+        seed,
+        rules,
+        rounds,
+        NewEleusisMatch,
+        read_rule=_check_rule,
+        totals=lambda dealers, seats, games: new_eleusis_match_totals(
+            n,
+            dealers,
+            seats,
+            [game.dealer_score for game in games],
+            [game.player_scores for game in games],
+        ),
     )

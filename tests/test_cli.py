@@ -136,7 +136,9 @@ def test_bench_solo_prints_the_table(capsys, tmp_path):
 
 def test_bench_run_prints_the_timings(capsys, tmp_path):
     spec = tmp_path / "tiny.toml"
-    spec.write_text('games = 4\nshard_size = 2\ndealer = "red(card)"\nagents = ["random", "random"]\n')
+    spec.write_text(
+        'games = 4\nshard_size = 2\ndealer = "red(card)"\nagents = ["random", "random"]\n'
+    )
     code, out, _ = run(capsys, "bench", "run", str(spec), "--jobs", "1")
     assert code == 0 and "4 games in 2 shards" in out and "jobs=1:" in out
 

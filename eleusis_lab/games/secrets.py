@@ -1,0 +1,420 @@
+"""Secrets, the jack-and-king board game (RULES.md section 4): one game as a pure function.
+
+`play_secrets` takes four `eleusis_lab.secrets_agent.SecretsAgent` players (hearts,
+diamonds, clubs, spades, in the order of play), a seed and a `SecretsConfig`, lays out
+the board, plays until no jack or king is left on it and returns a
+`eleusis_lab.games.secrets_record.SecretsRecord`.
+
+The game in brief: each player moves his jack one square up, down, left or right per
+turn (then, once the jack is gone, his king), never onto another piece; onto a card of
+his own suit he captures it, onto a card of another suit he duels its owner by sending
+him a card from hand (the owner may beat it with a higher card of the same suit); from
+column 8 a piece may leave the board into its owner's hand. Holding an ace kills an
+adjacent enemy piece, holding the queen of a piece's suit takes it into hand. Secrets
+(aces and queens face down on columns 5 and 6) are turned up by the piece that enters:
+a queen or an own ace goes to hand, an enemy ace kills the piece and stays face up. A
+player who can act must. Cards in hand score J 1000, Q 100, A 10, K 1, others 0.01.
+The rules module, `eleusis_lab.games.secrets_state`, documents every decision taken
+where the rules are open.
+
+Randomness: the seed feeds one ``numpy.random.SeedSequence``; the set-up is laid out by
+a generator on it and every agent gets its own generator spawned from it, so an
+agent's random stream depends on the seed and its seat only.
+
+The modules, one job each: `eleusis_lab.games.secrets_moves` (squares, card values and
+scores, actions and effects), `eleusis_lab.games.secrets_state` (positions, legal
+actions, transitions, views), this one (the engine and its options),
+`eleusis_lab.games.secrets_record` (the record and its replay) and
+`eleusis_lab.games.secrets_draw` (text layout, drawing); the agent interface is
+`eleusis_lab.secrets_agent`, the agents are in ``agents.secrets`` and the tournament in
+`eleusis_lab.games.secrets_tournament`. This module re-exports
+what a user needs.
+
+Examples
+--------
+>>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
+>>> agents = parse_secrets_agent_list("secrets-heuristic,secrets-random,"
+...                                   "secrets-heuristic,secrets-random")
+>>> record = play_secrets(agents, seed=7)
+>>> record.game, record.end, len(record.steps) == record.turns
+('secrets', 'no_pieces', True)
+>>> replay_secrets(record)
+[]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.cards import Card
+from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games._faults import check_seed, exception_text, is_int, shorten, text
+from eleusis_lab.games.secrets_draw import (
+    draw_secrets_board,
+    format_secrets_board,
+    format_secrets_layout,
+)
+from eleusis_lab.games.secrets_moves import (
+    DUEL,
+    N_SEATS,
+    SEAT_SUITS,
+    SKIP,
+    SecretsAction,
+    beat_value,
+    secrets_ranks,
+)
+from eleusis_lab.games.secrets_record import (
+    BLOCKED,
+    END_REASONS,
+    ILLEGAL_ACTION,
+    NO_PIECES,
+    TURN_CAP,
+    SecretsRecord,
+    SecretsStep,
+    replay_secrets,
+)
+from eleusis_lab.games.secrets_state import SecretsState, SecretsView, secrets_setup
+from eleusis_lab.record import OVER_TIME, RAISED, Fault, describe_agent
+from eleusis_lab.secrets_agent import SecretsAgent, SecretsDuel, SecretsInfo
+
+__all__ = [
+    "BLOCKED",
+    "END_REASONS",
+    "GAME",
+    "NO_PIECES",
+    "TURN_CAP",
+    "SecretsAgent",
+    "SecretsConfig",
+    "SecretsRecord",
+    "SecretsState",
+    "SecretsStep",
+    "SecretsView",
+    "draw_secrets_board",
+    "format_secrets_board",
+    "format_secrets_layout",
+    "play_secrets",
+    "replay_secrets",
+    "secrets_deal",
+]
+
+GAME = "secrets"
+_SKIP = SecretsAction(SKIP)
+
+
+@dataclass(frozen=True)
+class SecretsConfig:
+    """Options of Secrets; the defaults are the decisions of RULES.md section 4.
+
+    Parameters
+    ----------
+    spend_special : bool
+        An ace used to kill or a queen used to take leaves the game. Default: kept
+        (the rules do not say it is spent).
+    queen_takes_own : bool
+        A queen may take the player's own king (the rules say "a jack or king of suit
+        X"). False: enemy pieces only.
+    max_turns : int
+        Cap on the number of turns, a safety net; reaching it is recorded
+        (``end="turn_cap"``, ``turn_cap_hit``). The built-in agents end their games in a
+        few hundred turns at most.
+    on_fault : {"substitute", "raise"}
+        What an agent's fault does (see below); ``"raise"`` stops the game at the first
+        one: an exception goes up unchanged, an illegal action or a decision over time
+        raises `AgentError`.
+    decision_seconds : float or None
+        Time budget of one ``choose_action`` or ``answer_duel`` call; None: no limit.
+
+    Notes
+    -----
+    Faults, with ``on_fault="substitute"``: each is recorded as a
+    `eleusis_lab.record.Fault` (``event`` is the index of the step concerned) and the
+    game goes on. ``choose_action`` raising or returning something that is not one of
+    the legal actions: the first legal action is played instead (a fixed, free choice
+    that `replay_secrets` checks). ``answer_duel`` raising or returning something that
+    is not one of the duel's options, None or a bool: the duel is not beaten. Over the
+    time budget: only recorded, the decision stands. ``start_game`` or ``observe``
+    raising: recorded, the agent keeps its seat.
+
+    Examples
+    --------
+    >>> SecretsConfig(spend_special=True).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'spend_special': True, 'queen_takes_own': True, 'max_turns': 3000,
+     'on_fault': 'substitute', 'decision_seconds': None}
+    """
+
+    spend_special: bool = False
+    queen_takes_own: bool = True
+    max_turns: int = 3000
+    on_fault: str = "substitute"
+    decision_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("spend_special", "queen_takes_own"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not (is_int(self.max_turns) and self.max_turns >= 0):
+            raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
+        if self.on_fault not in ("substitute", "raise"):
+            raise ConfigError(f"on_fault must be 'substitute' or 'raise', got {self.on_fault!r}")
+        budget = self.decision_seconds
+        if budget is not None and not (
+            isinstance(budget, numbers.Real)
+            and not isinstance(budget, bool)
+            and math.isfinite(budget)
+            and budget > 0
+        ):
+            raise ConfigError(
+                f"decision_seconds must be None or a number of seconds > 0, got {budget!r}"
+            )
+
+    def to_dict(self) -> dict[str, object]:
+        """The options as a plain dict (as stored in a `SecretsRecord`)."""
+        return asdict(self)
+
+
+def secrets_deal(seed: int) -> SecretsState:
+    """The position before the first move of the game `play_secrets` plays for ``seed``.
+
+    >>> state = secrets_deal(7)
+    >>> [len(hand) for hand in state.hands], len(state.hidden_squares())
+    ([3, 3, 3, 3], 8)
+    """
+    seed = check_seed(seed)
+    return SecretsState.initial(secrets_setup(np.random.default_rng(np.random.SeedSequence(seed))))
+
+
+def _check_agents(agents: Sequence[SecretsAgent]) -> list[SecretsAgent]:
+    agents = list(agents)
+    if len(agents) != N_SEATS:
+        raise ConfigError(f"Secrets is played by exactly 4 players, got {len(agents)}")
+    for seat, agent in enumerate(agents):
+        if not isinstance(agent, SecretsAgent):
+            raise ConfigError(
+                f"seat {seat}: {agent!r} is not a SecretsAgent (eleusis_lab.secrets_agent)"
+            )
+    if len({id(agent) for agent in agents}) != len(agents):
+        raise ConfigError(
+            "the same agent object sits at two seats; give each seat its own agent"
+            " (eleusis_lab.secrets_agent.clone makes a fresh copy)"
+        )
+    return agents
+
+
+class _Faults:
+    """The faults of one game, and what the engine does about each."""
+
+    def __init__(self, agents: list[SecretsAgent], config: SecretsConfig):
+        self.agents = agents
+        self.stop = config.on_fault == "raise"
+        self.budget = config.decision_seconds
+        self.faults: list[Fault] = []
+
+    def add(self, seat: int, kind: str, message: str, step: int, call: str) -> None:
+        name = type(self.agents[seat]).__name__
+        start = call == "start_game"  # as in the Eleusis games: event 0, phase 0
+        self.faults.append(
+            Fault(seat, name, kind, message, 0 if start else step, int(not start), call)
+        )
+
+    def error(self, seat: int, message: str) -> AgentError:
+        return AgentError(f"seat {seat} ({text(repr, self.agents[seat])}) {message}")
+
+    def call(self, seat: int, step: int, name: str, method: Callable, *args: Any) -> Any:
+        """``method(*args)``, timed; returns ``(answer, failed)``."""
+        started = perf_counter()
+        try:
+            answer = method(*args)
+        except Exception as error:
+            if self.stop:
+                raise
+            self.add(seat, RAISED, exception_text(error), step, name)
+            return None, True
+        if self.budget is not None and name in ("choose_action", "answer_duel"):
+            seconds = perf_counter() - started
+            if seconds > self.budget:
+                message = (
+                    f"took {seconds * 1e3:.3g} ms to decide; the budget is"
+                    f" {self.budget * 1e3:.3g} ms"
+                )
+                if self.stop:
+                    raise self.error(seat, message)
+                self.add(seat, OVER_TIME, message, step, name)
+        return answer, False
+
+    def illegal(self, seat: int, step: int, name: str, message: str) -> None:
+        if self.stop:
+            raise self.error(seat, message)
+        self.add(seat, ILLEGAL_ACTION, shorten(message), step, name)
+
+
+def play_secrets(
+    agents: Sequence[SecretsAgent], seed: int, config: SecretsConfig | None = None
+) -> SecretsRecord:
+    """Play one game of Secrets and return its record.
+
+    Parameters
+    ----------
+    agents : sequence of 4 SecretsAgent
+        Seat 0 hearts, 1 diamonds, 2 clubs, 3 spades (the order of play); one object
+        each.
+    seed : int
+        Seeds the set-up and every agent's generator; same seed, same game.
+    config : SecretsConfig, optional
+        Options of the game; the defaults of `SecretsConfig` when omitted.
+
+    Returns
+    -------
+    SecretsRecord
+        Everything needed to replay, check, score, lay out and draw the game.
+
+    Raises
+    ------
+    AgentError
+        Only with ``config.on_fault="raise"``: an illegal action or answer, or a decision
+        over the time budget. By default faults are recorded (see `SecretsConfig`).
+    ConfigError
+        For a number of agents other than 4, a shared agent object or a bad seed.
+
+    Examples
+    --------
+    >>> from eleusis_lab.secrets_agent import make_secrets_agent
+    >>> agents = [make_secrets_agent("secrets-random") for _ in range(4)]
+    >>> record = play_secrets(agents, seed=3)
+    >>> record.ranks.count(1) >= 1, sum(record.final_state().cards().values())
+    (True, 52)
+    >>> play_secrets(agents, seed=3) == record  # same seed, same game
+    True
+    """
+    config = SecretsConfig() if config is None else config
+    if not isinstance(config, SecretsConfig):
+        raise ConfigError(f"config must be a SecretsConfig, got {config!r}")
+    agents = _check_agents(agents)
+    seed = check_seed(seed)
+    sequence = np.random.SeedSequence(seed)
+    setup = secrets_setup(np.random.default_rng(sequence))
+    agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(N_SEATS)]
+    state = SecretsState.initial(setup, config.spend_special, config.queen_takes_own)
+    faults = _Faults(agents, config)
+    options = config.to_dict()
+    for seat, agent in enumerate(agents):
+        info = SecretsInfo(seat, SEAT_SUITS[seat], setup.hands[seat], options)
+        faults.call(seat, -1, "start_game", agent.start_game, info, agent_rngs[seat])
+
+    steps: list[SecretsStep] = []
+    while True:
+        if state.over:
+            end = NO_PIECES
+            break
+        if state.blocked:
+            end = BLOCKED
+            break
+        if len(steps) >= config.max_turns:
+            end = TURN_CAP
+            break
+        k, seat = len(steps), state.seat
+        at = state.active()
+        piece = state.occupants[at]
+        legal = state.legal_actions()
+        beat: Card | None = None
+        if not legal:
+            action = _SKIP
+        else:
+            action = _choose(faults, agents[seat], seat, k, state, legal)
+            if action.kind == DUEL:
+                beat = _answer(faults, agents, k, state, action)
+        effects = state.apply(action, beat)
+        step = SecretsStep(seat, piece, at, action, beat, effects)
+        steps.append(step)
+        for t, agent in enumerate(agents):
+            faults.call(t, k, "observe", agent.observe, step)
+
+    scores = state.scores()
+    return SecretsRecord(
+        game=GAME,
+        seed=seed,
+        config=options,
+        agents=tuple(describe_agent(agent) for agent in agents),
+        setup=setup,
+        steps=tuple(steps),
+        end=end,
+        turn_cap_hit=end == TURN_CAP,
+        hands=tuple(map(tuple, state.hands)),
+        out=tuple(state.out),
+        board=tuple(state.board),
+        occupants=tuple(state.occupants),
+        secrets=tuple(state.secrets),
+        scores=scores,
+        ranks=secrets_ranks(scores),
+        faults=tuple(faults.faults),
+    )
+
+
+def _choose(
+    faults: _Faults,
+    agent: SecretsAgent,
+    seat: int,
+    k: int,
+    state: SecretsState,
+    legal: list[SecretsAction],
+) -> SecretsAction:
+    """The seat's action, or the first legal action after a recorded fault."""
+    offered = tuple(legal)
+    action, failed = faults.call(
+        seat, k, "choose_action", agent.choose_action, state.view(seat), offered
+    )
+    if failed:
+        return legal[0]
+    if not isinstance(action, SecretsAction) or action not in offered:
+        shown = " ".join(map(str, offered))
+        faults.illegal(
+            seat,
+            k,
+            "choose_action",
+            f"returned {text(repr, action)}, which is not a legal action now: {shown}",
+        )
+        return legal[0]
+    return action
+
+
+def _answer(
+    faults: _Faults, agents: list[SecretsAgent], k: int, state: SecretsState, action: SecretsAction
+) -> Card | None:
+    """The defender's beating card, or None (no option, no beat, or a fault)."""
+    options = state.beating_cards(action)
+    if not options:
+        return None
+    defender = state.defender(action)
+    at = state.active()
+    duel = SecretsDuel(
+        state.seat,
+        state.occupants[at],
+        at,
+        action.square,
+        state.board[action.square],
+        action.card,
+        options,
+    )
+    answer, failed = faults.call(
+        defender, k, "answer_duel", agents[defender].answer_duel, state.view(defender), duel
+    )
+    if failed or answer is None or answer is False:
+        return None
+    if answer is True:
+        return min(options, key=beat_value)
+    if isinstance(answer, Card) and answer in options:
+        return answer
+    faults.illegal(
+        defender,
+        k,
+        "answer_duel",
+        f"answered {text(repr, answer)}; the answers are None or one of"
+        f" {' '.join(map(str, options))}",
+    )
+    return None

@@ -512,6 +512,8 @@ def leaderboard(
     tied = table["score"].eq(top).astype(float)
     table["_win"] = tied / tied.groupby(game, dropna=False).transform("sum")
     identify = table["plays_to_identify"] if "plays_to_identify" in table.columns else None
+    if "rule" in table.columns and table["rule"].isna().all():  # no rule to identify (Secrets)
+        identify = None
     group_columns = _by(by, table)
     rows = []
     for key, group in _groups(table, group_columns):

@@ -81,8 +81,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--agents",
-        default="random",
-        help="comma-separated agent names or module:Class, one per seat (one name fills all)",
+        help="comma-separated agent names or module:Class, one per seat (one name fills all;"
+        " default: random, secrets-random for secrets)",
     )
     play.add_argument("--rule", help="a catalog name or rule text (default: drawn by the seed)")
     play.add_argument("--seed", type=int, default=0)
@@ -219,6 +219,7 @@ PLAY_GAMES = {
         4,
     ),
     "solo": ("solo", "play_solo", "SoloConfig", None, 1),
+    "secrets": ("secrets", "play_secrets", "SecretsConfig", None, 4),
 }
 
 
@@ -232,13 +233,21 @@ def _play(args) -> int:
     module = importlib.import_module(f"eleusis_lab.games.{module_name}")
     if args.match and match_name is None:
         raise ConfigError(f"{args.game} has no match: it is one player's game")
-    names = [name.strip() for name in args.agents.split(",")]
+    secrets = args.game == "secrets"  # a board game: its own agents, no rule
+    names = [name.strip() for name in (args.agents or "random").split(",")]
+    if secrets and args.agents is None:
+        names = ["secrets-random"]
     count = args.players or (len(names) if len(names) > 1 else default_players + args.match)
     if len(names) == 1:
         names *= count
     if len(names) != count:
         raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
-    agents = parse_agent_list(",".join(names))
+    if secrets:
+        from eleusis_lab.secrets_agent import parse_secrets_agent_list
+
+        agents = parse_secrets_agent_list(",".join(names))
+    else:
+        agents = parse_agent_list(",".join(names))
     config_type = getattr(module, config_name)
     options = {
         "retry_in_turn": args.retry_in_turn,
@@ -262,6 +271,14 @@ def _play(args) -> int:
         print(result.summary())
         if args.json:
             _write(args.json, result.to_json())
+        return 0
+    if secrets:
+        if args.rule:
+            raise ConfigError("secrets is played without a rule: leave out --rule")
+        record = module.play_secrets(agents, seed=args.seed, config=config)
+        print(format_layout(record))
+        if args.json:
+            _write(args.json, record.to_json())
         return 0
     if args.rule:
         rule = get_rule(args.rule)

@@ -443,6 +443,7 @@ _OWN_RECORDS = {
         "replay_new_eleusis",
         "format_new_eleusis_layout",
     ),
+    "secrets": ("secrets", "SecretsRecord", "replay_secrets", "format_secrets_layout"),
 }
 
 

@@ -383,7 +383,7 @@ def _estimate(value: float, low: float, high: float, digits: int = 2) -> str:
 
 
 def _leaderboard_html(board: pd.DataFrame) -> str:
-    head = [c for c in ("lineup", "agent") if c in board.columns]
+    head = [c for c in ("lineup", "agent", "seat") if c in board.columns]
     columns = [
         ("mean score", "mean_score", "score_ci_low", "score_ci_high", 2),
         ("wrong cards", "mean_wrong_cards", "wrong_ci_low", "wrong_ci_high", 2),
@@ -418,6 +418,7 @@ def _page(
     metadata: dict[str, Any],
     results: pd.DataFrame,
     board: pd.DataFrame,
+    by_seat: pd.DataFrame,
     figures: list[_Figure],
     notes: list[str],
 ) -> str:
@@ -441,7 +442,8 @@ def _page(
     if notes:
         items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
         parts.append(f'<h2>Notes</h2><ul class="notes">{items}</ul>')
-    parts += ["<h2>Leaderboard</h2>", _leaderboard_html(board), "<h2>Figures</h2>"]
+    parts += ["<h2>Leaderboard</h2>", _leaderboard_html(board)]
+    parts += ["<h2>By seat</h2>", _leaderboard_html(by_seat), "<h2>Figures</h2>"]
     for item in figures:
         parts.append(
             f'<figure id="{item.name}"><h3>{html.escape(item.title)}</h3>\n{item.svg}\n'
@@ -496,7 +498,8 @@ def _build(
         _save(figure, item, target, dpi)
     figures = [item for item, _ in made]
     page = target / "report.html"
-    page.write_text(_page(metadata, results, board, figures, notes), encoding="utf-8")
+    by_seat = leaderboard(results, by=[*_by_lineup(results), "seat"])
+    page.write_text(_page(metadata, results, board, by_seat, figures, notes), encoding="utf-8")
     return _Report(page, figures, notes)
 
 

@@ -158,7 +158,7 @@ def _know_pools(spec: ExperimentSpec) -> None:
     """Take the figures of the rules of the dealers' pools from the pools (built already)."""
     from eleusis_lab.dealers import make_dealer, rule_pool
 
-    for text in {_json_text(cell.dealer) for cell in spec.cells}:
+    for text in {_json_text(cell.dealer) for cell in spec.cells if cell.dealer is not None}:
         params = make_dealer(json.loads(text)).get_params()
         if "grammar" in params and "size" in params:
             with contextlib.suppress(ConfigError, TypeError, ValueError):

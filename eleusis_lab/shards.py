@@ -38,6 +38,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import json
 import time
@@ -52,7 +53,6 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.table import GAMES, Outcome
 from eleusis_lab.record import card_text
-from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import complexity
 from eleusis_lab.spec import Cell
@@ -236,7 +236,10 @@ def add_rule_figures(rows: pa.Table) -> pa.Table:
     Workers leave them empty and the runner fills them, so that each rule's figures
     are computed once per run, not once per worker.
     """
-    figures = [rule_figures(text) for text in rows.column("rule").to_pylist()]
+    none = (None,) * len(_FIGURE_COLUMNS)  # a game without a rule (Secrets)
+    figures = [
+        none if text is None else rule_figures(text) for text in rows.column("rule").to_pylist()
+    ]
     for k, name in enumerate(_FIGURE_COLUMNS):
         column = pa.array([each[k] for each in figures], type=ROW_SCHEMA.field(name).type)
         rows = rows.set_column(rows.schema.get_field_index(name), name, column)
@@ -266,6 +269,8 @@ class _Watch:
     def __init__(self, agent: Agent, seat: int, rule: Rule, predictions: bool):
         self.seat, self.plays, self.identified_at = seat, 0, None
         self.p_right: dict[int, float] = {}  # event index -> P(right) of the card played
+        if not isinstance(agent, Agent):  # a Secrets agent: nothing to watch
+            return
         proposes = type(agent).propose_rule is not Agent.propose_rule
         if not (proposes or predictions):
             return
@@ -345,8 +350,9 @@ class _ShardPlayer:
         self.game = GAMES[cell.game]
         self.config = self.game.make_config(cell.config)
         self.config_json = _dumps(self.config.to_dict())
-        self.dealer = make_dealer(json.loads(json.dumps(cell.dealer)))
-        self.dealer_params = _dumps(self.dealer.get_params())
+        # A game without a rule (Secrets) has no dealer.
+        self.dealer = None if cell.dealer is None else make_dealer(copy.deepcopy(cell.dealer))
+        self.dealer_params = None if self.dealer is None else _dumps(self.dealer.get_params())
         self.rng = dealer_rng(cell.seed, shard.index)
         self.rows: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
@@ -371,21 +377,21 @@ class _ShardPlayer:
     ) -> None:
         """Play game ``number`` with (slot, AgentSpec) per seat; in a match, who is who."""
         cell = self.cell
-        chosen = self.dealer.choose_rule(self.rng)
-        rule = _as_rule(chosen.rule)
+        chosen = None if self.dealer is None else self.dealer.choose_rule(self.rng)
+        rule = None if chosen is None else _as_rule(chosen.rule)
         seed = game_seed(cell.seed, number)
-        agents = [spec.make() for _, spec in seats]
+        agents = [spec.make(self.game.agents.make) for _, spec in seats]
         watches = [_Watch(agent, seat, rule, cell.predictions) for seat, agent in enumerate(agents)]
         started = time.perf_counter()
         record = self.game.play(rule, agents, seed, self.config)
         wall = time.perf_counter() - started
         outcome = self.game.outcome(record)
-        if outcome.dealer_score is not None:
+        if outcome.dealer_score is not None and self.dealer is not None:
             self.dealer.record_score(chosen, outcome.dealer_score)
 
         arm = getattr(chosen, "arm", None)
         nodes, bits, acceptance, classes = (
-            rule_figures(record.rule) if self.figures else (None, None, None, None)
+            rule_figures(record.rule) if self.figures and rule else (None, None, None, None)
         )
         faults = [0] * len(agents)
         for fault in getattr(record, "faults", ()):
@@ -401,13 +407,13 @@ class _ShardPlayer:
             "seed": seed,
             "game_type": record.game,
             "players": len(agents),
-            "rule": record.rule,
+            "rule": getattr(record, "rule", None),
             "rule_name": getattr(record, "rule_name", None),
             "rule_nodes": nodes,
             "rule_bits": bits,
             "rule_acceptance": acceptance,
             "rule_classes": classes,
-            "dealer": self.dealer.name,
+            "dealer": None if self.dealer is None else self.dealer.name,
             "dealer_params": self.dealer_params,
             "arm": None if arm is None else str(arm),
             "dealer_participant": dealer,
@@ -528,5 +534,7 @@ def rerun_game(row: Mapping[str, Any] | Any) -> Any:
     """
     game = GAMES[row["game_type"]]
     config = game.make_config(json.loads(row["config"]))
-    agents = [make_agent(seat["agent"], **seat["params"]) for seat in json.loads(row["table"])]
-    return game.play(_as_rule(row["rule"]), agents, int(row["seed"]), config)
+    make = game.agents.make
+    agents = [make(seat["agent"], **seat["params"]) for seat in json.loads(row["table"])]
+    rule = _as_rule(row["rule"]) if game.needs_rule else None
+    return game.play(rule, agents, int(row["seed"]), config)

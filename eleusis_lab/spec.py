@@ -76,7 +76,7 @@ import itertools
 import json
 import numbers
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,8 +87,6 @@ from eleusis_lab.games.table import GAMES
 from eleusis_lab.registry import (
     AgentSpecError,
     UnknownAgentError,
-    agent_class,
-    available_agents,
     make_agent,
 )
 
@@ -148,9 +146,9 @@ class AgentSpec:
     name: str
     params: dict[str, Any] = field(default_factory=dict)
 
-    def make(self) -> Agent:
-        """A new agent (`eleusis_lab.registry.make_agent`)."""
-        return make_agent(self.name, **copy.deepcopy(self.params))
+    def make(self, make: Callable[..., Any] = make_agent) -> Agent:
+        """A new agent, from `eleusis_lab.registry.make_agent` or the game's own ``make``."""
+        return make(self.name, **copy.deepcopy(self.params))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"agent": name, "params": {...}}``, as results tables store it."""
@@ -363,16 +361,17 @@ def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
             f" got {entry!r}"
         )
     name = _text(name, where, source)
-    try:
-        cls = agent_class(name)
-        make_agent(name, **copy.deepcopy(params))
-    except UnknownAgentError:
+    registry = GAMES[game].agents
+    if ":" not in name and name not in registry.available():
         raise ConfigError(
-            f"{source}: {where}: unknown agent {name!r}{_suggest(name, available_agents())}"
-        ) from None
-    except (AgentSpecError, ConfigError, ValueError, TypeError) as error:
+            f"{source}: {where}: unknown agent {name!r}{_suggest(name, registry.available())}"
+        )
+    try:
+        cls = registry.agent_class(name)
+        registry.make(name, **copy.deepcopy(params))
+    except (AgentSpecError, UnknownAgentError, ConfigError, ValueError, TypeError) as error:
         raise ConfigError(f"{source}: {where}: {error}") from None
-    if game not in cls.games:
+    if game not in getattr(cls, "games", (game,)):
         raise ConfigError(
             f"{source}: {where}: agent {name!r} does not play {game!r} (it plays:"
             f" {', '.join(cls.games)})"
@@ -418,6 +417,13 @@ def _lineups(data: dict, source: str, games: set[str]) -> list[tuple[str, Lineup
         rotate = _flag(table.get("rotate", True), f"{path}.rotate", source)
         lineups.append((path, Lineup(name, agents, rotate)))
     return lineups
+
+
+def _games_named(data: Mapping) -> list[str]:
+    """The games a spec's data names (``game``, or the grid's), before they are checked."""
+    grid = data.get("grid")
+    games = grid.get("game") if isinstance(grid, Mapping) else None
+    return list(games) if isinstance(games, list) else [data.get("game", "classic")]
 
 
 def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
@@ -537,18 +543,22 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     out = _text(data["out"], "out", source) if "out" in data else None
     events = _flag(data.get("events", False), "events", source)
     predictions = _flag(data.get("predictions", False), "predictions", source)
-    if "dealer" not in data:
+    # (an unknown game is reported below, with the games there are)
+    ruled = [game for game in _games_named(data) if game not in GAMES or GAMES[game].needs_rule]
+    if "dealer" not in data and ruled:
         raise ConfigError(
             f"{source}: dealer: missing; e.g. dealer = 'suit_cycle' (one rule) or"
             " dealer = {kind = 'catalog'} (see eleusis_lab.dealers)"
         )
+    if "dealer" in data and not ruled:
+        raise ConfigError(f"{source}: dealer: {_games_named(data)[0]} is played without a rule")
 
     # The base settings; the grid may vary each of them.
     base: dict[str, Any] = {
         "game": data.get("game", "classic"),
         "players": data.get("players"),
         "seed": data.get("seed", 0),
-        "dealer": data["dealer"],
+        "dealer": data.get("dealer"),
     }
     config = _table(data.get("config", {}), "config", source)
     axes = _grid(data, source)
@@ -581,6 +591,8 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
         if key == "seed":
             return _whole(value, where, source, minimum=0)
         if key == "dealer":
+            if value is None:  # a game without a rule
+                return None
             text = _json(value)
             if text not in checked_dealers:
                 checked_dealers[text] = _check_dealer(value, where, source, sorted(games_played))

@@ -118,6 +118,18 @@ def test_play_every_game_writes_a_record_that_replays(capsys, tmp_path, game, ag
     assert (code, out.split(":")[0]) == (0, "OK") and f"the {game} game of seed 4" in out
 
 
+def test_play_secrets_writes_a_record_that_replays(capsys, tmp_path):
+    path = tmp_path / "secrets.json"
+    agents = "secrets-search,secrets-heuristic,secrets-random,secrets-heuristic"
+    argv = ["play", "--game", "secrets", "--agents", agents, "--seed", "3"]
+    code, out, _ = run(capsys, *argv, "--json", str(path))
+    assert code == 0 and "final position:" in out and "SearchSecretsAgent" in out
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and "the secrets game of seed 3" in out
+    code, _, err = run(capsys, "play", "--game", "secrets", "--rule", "red(card)")
+    assert code == 2 and "without a rule" in err
+
+
 @pytest.mark.parametrize("game", ["four-to-eight", "delphi", "new-eleusis"])
 def test_match_of_every_game(capsys, game):
     argv = ["play", "--game", game, "--match", "--agents", "random", "--seed", "1"]

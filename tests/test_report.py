@@ -121,8 +121,10 @@ def test_report_page_has_the_run_and_the_leaderboard(spread_run, spread_report):
     assert "<h1>tiny-spread</h1>" in page
     assert metadata["runs"][-1]["started"] in page
     assert "mixed: random, oracle, tree, bayes(grammar=colours_suits" in page
-    leaderboard = page[page.index("<h2>Leaderboard</h2>") : page.index("<h2>Figures</h2>")]
+    leaderboard = page[page.index("<h2>Leaderboard</h2>") : page.index("<h2>By seat</h2>")]
     assert leaderboard.count("<tr>") == 1 + 6  # the header, 4 + 2 agents
+    by_seat = page[page.index("<h2>By seat</h2>") : page.index("<h2>Figures</h2>")]
+    assert "<th>seat</th>" in by_seat and by_seat.count("<tr>") > 1 + 6
     for agent in ("random", "oracle", "tree", "bayes"):
         assert f"<td>{agent}</td>" in leaderboard
 

@@ -63,12 +63,23 @@ from eleusis_lab.games.new_eleusis import (
     NewEleusisRecord,
     play_new_eleusis,
 )
+from eleusis_lab.games.secrets import SecretsConfig, SecretsRecord, play_secrets
+from eleusis_lab.games.secrets_tournament import secrets_outcome
 from eleusis_lab.games.solo import SoloConfig, SoloRecord, play_solo
 from eleusis_lab.record import GameRecord
+from eleusis_lab.registry import agent_class, available_agents, make_agent
 from eleusis_lab.rules import Rule
+from eleusis_lab.secrets_agent import (
+    available_secrets_agents,
+    make_secrets_agent,
+    secrets_agent_class,
+)
 
 __all__ = [
+    "ELEUSIS_AGENTS",
     "GAMES",
+    "SECRETS_AGENTS",
+    "AgentRegistry",
     "GameType",
     "Outcome",
     "dealable_rules",
@@ -296,6 +307,26 @@ def _main_line_only(game: str, dealer: Any) -> None:
 
 
 @dataclass(frozen=True)
+class AgentRegistry:
+    """Where a game finds its agents by name: Eleusis agents, or Secrets agents."""
+
+    make: Callable[..., Any]  # make(name, **params) -> a new agent
+    agent_class: Callable[[str], type]  # the class a name stands for
+    available: Callable[[], Mapping[str, str]]  # the registered names
+
+
+ELEUSIS_AGENTS = AgentRegistry(make_agent, agent_class, available_agents)
+SECRETS_AGENTS = AgentRegistry(make_secrets_agent, secrets_agent_class, available_secrets_agents)
+
+
+def _play_secrets(
+    rule: None, agents: Sequence[Any], seed: int, config: SecretsConfig | None = None
+) -> SecretsRecord:
+    """`eleusis_lab.games.secrets.play_secrets` with the engines' shape (no rule)."""
+    return play_secrets(agents, seed, config)
+
+
+@dataclass(frozen=True)
 class GameType:
     """One game of the toolkit, as the experiment runner sees it.
 
@@ -318,6 +349,11 @@ class GameType:
     main_line_only : bool
         The game's rules may not read ``last_play_right`` (New Eleusis): a spec whose
         dealer could deal such a rule is refused (`check_dealer`).
+    needs_rule : bool
+        Whether the game is played to a secret rule (Secrets is not: it has no dealer
+        in the spec, and its rows have no rule).
+    agents : AgentRegistry
+        Where the game's agents are found by name.
     """
 
     name: str
@@ -328,6 +364,8 @@ class GameType:
     max_players: int | None = None
     has_dealer: bool = True
     main_line_only: bool = False
+    needs_rule: bool = True
+    agents: AgentRegistry = ELEUSIS_AGENTS
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -404,5 +442,16 @@ GAMES: dict[str, GameType] = {
         min_players=1,
         max_players=1,
         has_dealer=False,
+    ),
+    "secrets": GameType(
+        "secrets",
+        _play_secrets,
+        SecretsConfig,
+        secrets_outcome,
+        min_players=4,
+        max_players=4,
+        has_dealer=False,
+        needs_rule=False,
+        agents=SECRETS_AGENTS,
     ),
 }

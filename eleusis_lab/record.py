@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import html
 import importlib
 import json
 import textwrap
@@ -258,6 +259,13 @@ class JsonRecord:
         except RecordError as error:
             raise RecordError(f"{path}: {error}") from None
 
+    def _repr_html_(self) -> str:
+        """The layout, for Jupyter: HTML tables of the main line (`format_layout_html`),
+        or the text layout for a game without one (Secrets)."""
+        if hasattr(self, "main_line") and hasattr(self, "events"):
+            return format_layout_html(self)
+        return f"<pre>{html.escape(format_layout(self))}</pre>"
+
 
 @dataclass(frozen=True)
 class GameRecord(JsonRecord):
@@ -420,10 +428,6 @@ class GameRecord(JsonRecord):
                     Fault.from_dict(fault) for fault in (data["faults"] if version >= 2 else ())
                 ),
             )
-
-    def _repr_html_(self) -> str:
-        """The layout as HTML tables, for Jupyter (`format_layout_html`)."""
-        return format_layout_html(self)
 
 
 # The games other than classic, by module: record class, replay and layout functions.

@@ -398,3 +398,22 @@ def test_layout_lists_the_faults_under_the_scores():
     )
     assert max(len(line) for line in lines) <= 100
     assert "faults" not in format_layout(game())
+
+
+def test_every_game_record_shows_itself_in_jupyter():
+    from eleusis_lab.games.delphi import play_delphi
+    from eleusis_lab.games.new_eleusis import play_new_eleusis
+    from eleusis_lab.games.secrets import play_secrets
+    from eleusis_lab.games.solo import play_solo
+    from eleusis_lab.secrets_agent import parse_secrets_agent_list
+
+    records = [
+        play_classic("red(card)", [RandomAgent(), RandomAgent()], seed=4),
+        play_delphi("red(card)", [RandomAgent(), OracleAgent()], seed=4),
+        play_new_eleusis("red(card)", [RandomAgent() for _ in range(3)], seed=4),
+        play_solo("red(card)", OracleAgent(), seed=4),
+        play_secrets(parse_secrets_agent_list(",".join(["secrets-random"] * 4)), seed=4),
+    ]
+    for record in records:
+        page = record._repr_html_()
+        assert f"seed {record.seed}" in page and page.startswith("<")

@@ -22,15 +22,13 @@ Examples
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from eleusis_lab.cards import SUIT_NAMES, Card, CardError
+from eleusis_lab.cards import SUIT_NAMES, Card
 from eleusis_lab.games.secrets_moves import (
     DECK,
     DUEL,
@@ -51,7 +49,15 @@ from eleusis_lab.games.secrets_moves import (
     square_name,
 )
 from eleusis_lab.games.secrets_state import SecretsSetup, SecretsState, secrets_setup
-from eleusis_lab.record import OVER_TIME, RAISED, Fault, RecordError, card_from_text, jsonable
+from eleusis_lab.record import (
+    OVER_TIME,
+    RAISED,
+    Fault,
+    JsonRecord,
+    RecordError,
+    card_from_text,
+    reading_record,
+)
 
 __all__ = [
     "BLOCKED",
@@ -168,7 +174,7 @@ def _card(text: str) -> Card:
 
 
 @dataclass(frozen=True)
-class SecretsRecord:
+class SecretsRecord(JsonRecord):
     """Everything about one game of Secrets, enough to replay, check, score and draw it.
 
     Attributes
@@ -205,6 +211,8 @@ class SecretsRecord:
         The agents' faults in order (``call``: ``start_game``, ``choose_action``,
         ``answer_duel`` or ``observe``; ``event``: the index of the step concerned).
     """
+
+    kind = "Secrets record"  # named in errors: "not a Secrets record: ..."
 
     game: str
     seed: int
@@ -303,14 +311,10 @@ class SecretsRecord:
             "faults": [fault.to_dict() for fault in self.faults],
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The record as JSON text; `from_json` reads it back to an equal record."""
-        return json.dumps(self.to_dict(), indent=indent, default=jsonable)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SecretsRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        try:
+        with reading_record(cls.kind):
             version = data.get("format")
             if version != FORMAT_VERSION:
                 raise RecordError(
@@ -352,37 +356,6 @@ class SecretsRecord:
                 ranks=tuple(int(rank) for rank in data["ranks"]),
                 faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
             )
-        except KeyError as error:
-            raise RecordError(
-                f"not a Secrets record: the field {error.args[0]!r} is missing"
-            ) from None
-        except (CardError, TypeError, AttributeError, ValueError) as error:
-            if isinstance(error, RecordError):
-                raise
-            raise RecordError(f"not a Secrets record: {error}") from None
-
-    @classmethod
-    def from_json(cls, text: str) -> SecretsRecord:
-        """Read a record written by `to_json`; raises `RecordError` on anything else."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not a Secrets record: invalid JSON ({error})") from None
-        if not isinstance(data, dict):
-            raise RecordError("not a Secrets record: the JSON is not an object")
-        return cls.from_dict(data)
-
-    def save(self, path: str | Path) -> None:
-        """Write the record to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> SecretsRecord:
-        """Read a record saved with `save`."""
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except RecordError as error:
-            raise RecordError(f"{path}: {error}") from None
 
 
 # -- replay ---------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 `secrets_tournament` plays ``games`` games of a line-up of Secrets agents and returns
 one row per game and seat; `secrets_summary` turns the rows into win rates and mean
-scores per agent (and per seat). It is a plain function for now; the experiment
-runner will take Secrets over (`secrets_outcome` is what its results table needs of a
-record, and ``experiments/secrets_tournament.toml`` is the draft spec).
+scores per agent (and per seat), in this process. The experiment runner plays Secrets
+too (``eleusis-lab run experiments/secrets_tournament.toml``: Parquet results, resume,
+workers, the report's tables per agent and seat); `secrets_outcome` is what its results
+table keeps of a record. What this function adds is duplicate deals.
 
 Seats and seeds, as in the experiment specs: with ``k`` agents in the line-up, seat
 ``s`` of game ``g`` gets agent ``(s + g) mod k``. With ``duplicate=True`` (the default)

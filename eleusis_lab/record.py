@@ -232,6 +232,10 @@ class JsonRecord:
 
     kind = "game record"
 
+    def replace(self, **changes: Any) -> Any:
+        """A copy with some fields changed (records are immutable)."""
+        return replace(self, **changes)
+
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text; `from_json` reads it back to an equal record."""
         return json.dumps(self.to_dict(), indent=indent, default=jsonable)
@@ -340,10 +344,6 @@ class GameRecord(JsonRecord):
     def n_players(self) -> int:
         """Number of active players (the dealer is not counted)."""
         return len(self.deal)
-
-    def replace(self, **changes: Any) -> GameRecord:
-        """A copy with some fields changed (records are immutable)."""
-        return replace(self, **changes)
 
     # -- JSON ---------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ import contextlib
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from time import perf_counter
 from typing import Any
 
@@ -282,10 +282,6 @@ class DelphiRecord(JsonRecord):
         ]
         columns = ["card_index", "card", "seat", "agent", "probability", "token", "right"]
         return pd.DataFrame(rows, columns=[*columns, "hit", "chips"])
-
-    def replace(self, **changes: Any) -> DelphiRecord:
-        """A copy with some fields changed (records are immutable)."""
-        return replace(self, **changes)
 
     # -- JSON ---------------------------------------------------------------------------
 

@@ -486,10 +486,6 @@ class NewEleusisRecord(JsonRecord):
         """Every event the agents were told, in order (`Turn.events`)."""
         return tuple(chain.from_iterable(turn.events() for turn in self.turns))
 
-    def replace(self, **changes: Any) -> NewEleusisRecord:
-        """A copy with some fields changed (records are immutable)."""
-        return replace(self, **changes)
-
     # -- JSON -------------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -240,10 +240,6 @@ class SecretsRecord(JsonRecord):
     def winners(self) -> tuple[int, ...]:
         """The seats in first place (several on an exact tie)."""
         return tuple(seat for seat, rank in enumerate(self.ranks) if rank == 1)
-
-    def replace(self, **changes: Any) -> SecretsRecord:
-        """A copy with some fields changed (records are immutable)."""
-        return replace(self, **changes)
 
     def state(self, turns: int | None = None) -> SecretsState:
         """The position after the first ``turns`` steps (all when None), replayed.

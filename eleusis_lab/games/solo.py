@@ -61,7 +61,7 @@ import numbers
 import textwrap
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -531,10 +531,6 @@ class SoloRecord(JsonRecord):
     floored_score: int
     success: bool
     faults: tuple[Fault, ...] = ()
-
-    def replace(self, **changes: Any) -> SoloRecord:
-        """A copy with some fields changed (records are immutable)."""
-        return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""

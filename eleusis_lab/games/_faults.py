@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any
 
-from eleusis_lab.agent import Agent, Event, Observation
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.record import ILLEGAL_CARD, OVER_TIME, RAISED, Fault
@@ -137,6 +137,20 @@ class FaultLog:
     def started(self, seat: int, error: Exception) -> None:
         """start_game raised (the caller re-raises when on_fault is "raise")."""
         self.add(seat, RAISED, exception_text(error), 0, 0, "start_game")
+
+    def start_games(self, game: str, rule: Any, starter: Card, hands, rngs) -> None:
+        """Tell every agent its game starts: a `GameInfo` with its hand (the rule only to
+        an agent that sees it). A ``start_game`` that raises is a fault, or stops the game
+        with ``on_fault="raise"``."""
+        n = len(self.agents)
+        for seat, agent in enumerate(self.agents):
+            told = rule if agent.sees_rule is True else None
+            try:
+                agent.start_game(GameInfo(game, seat, n, hands[seat], starter, told), rngs[seat])
+            except Exception as error:
+                if self.stop:
+                    raise
+                self.started(seat, error)
 
     def raised(self, seat: int, phase: int, offered: tuple[Card, ...], error: Exception) -> Card:
         """choose_play raised (the caller re-raises when on_fault is "raise")."""

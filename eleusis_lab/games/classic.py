@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import Agent, Event, Observation
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games._faults import (
@@ -231,15 +231,7 @@ def play_classic(
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop = faults.stop
-    for seat, agent in enumerate(agents):
-        told = rule if agent.sees_rule is True else None
-        info = GameInfo(GAME, seat, n, deal[seat], starter, told)
-        try:
-            agent.start_game(info, agent_rngs[seat])
-        except Exception as error:
-            if stop:
-                raise
-            faults.started(seat, error)
+    faults.start_games(GAME, rule, starter, deal, agent_rngs)
 
     # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
     # piles map face -> card (one deck: a face is one card; dicts keep the order), so

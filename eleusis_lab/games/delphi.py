@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import Agent, Event, Observation
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import (
@@ -454,14 +454,7 @@ def play_delphi(
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop, budget = faults.stop, config.decision_seconds
-    for seat, agent in enumerate(agents):
-        info = GameInfo(GAME, seat, n, (), starter, rule if agent.sees_rule is True else None)
-        try:
-            agent.start_game(info, agent_rngs[seat])
-        except Exception as error:
-            if stop:
-                raise
-            faults.started(seat, error)
+    faults.start_games(GAME, rule, starter, ((),) * n, agent_rngs)
 
     predictors = [agent.predict for agent in agents]
     observers = [agent.observe for agent in agents]

@@ -56,7 +56,7 @@ from itertools import chain
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import Agent, Event, Observation
 from eleusis_lab.cards import N_FACES, Card, DeckPlan, seed004_deck
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import (
@@ -265,15 +265,7 @@ def play_four_to_eight(
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop = faults.stop
-    for seat, agent in enumerate(agents):
-        told = rule if agent.sees_rule is True else None
-        info = GameInfo(GAME, seat, n, deal[seat], starter, told)
-        try:
-            agent.start_game(info, agent_rngs[seat])
-        except Exception as error:
-            if stop:
-                raise
-            faults.started(seat, error)
+    faults.start_games(GAME, rule, starter, deal, agent_rngs)
 
     choose = [agent.choose_play for agent in agents]
     if config.decision_seconds is not None:

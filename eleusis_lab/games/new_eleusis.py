@@ -77,7 +77,7 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import Agent, Event, Observation
 from eleusis_lab.cards import Card, format_cards, standard_deck, two_decks
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import (
@@ -921,15 +921,7 @@ def play_new_eleusis(
     faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
     stop, budget = faults.stop, config.decision_seconds
 
-    for seat, agent in enumerate(agents):
-        known = rule if agent.sees_rule is True else None
-        info = GameInfo(GAME, seat, n, table.deal[seat], table.starter, known)
-        try:
-            agent.start_game(info, agent_rngs[seat])
-        except Exception as error:
-            if stop:
-                raise
-            faults.started(seat, error)
+    faults.start_games(GAME, rule, table.starter, table.deal, agent_rngs)
 
     def ask(
         seat: int,

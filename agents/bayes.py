@@ -271,9 +271,11 @@ class BayesAgent(LearningAgent):
         logw += self.log_prior_
         best = float(logw.max())
         top = max(best, fallback_logw)
-        near = np.flatnonzero(logw > np.float32(best - _PRUNE - _SLACK))
-        self.candidates_ = (near, best) if len(near) * 4 < len(logw) else None
         active = np.flatnonzero(logw > np.float32(top - _PRUNE))
+        self.candidates_ = None
+        if len(active) * 32 < len(logw):  # few: gathering many costs more than a full pass
+            near = np.flatnonzero(logw > np.float32(best - _PRUNE - _SLACK))
+            self.candidates_ = (near, best) if len(near) * 32 < len(logw) else None
         if len(active) * 4 < len(logw):
             return self._cache(np.exp(logw[active] - np.float32(top)), active, fallback_logw, top)
         logw -= np.float32(top)

@@ -57,10 +57,8 @@ Examples
 from __future__ import annotations
 
 import functools
-import numbers
 import textwrap
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -69,6 +67,7 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, face_card, format_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games._faults import check_seed, exception_text, is_int, shorten, text
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
@@ -141,7 +140,6 @@ _FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
 _FAULT_CALLS = ("start_game", "choose_play", "observe", "declare_rule")
 ON_FAULT = ("substitute", "raise")
 FORMAT_VERSION = 1
-_MESSAGE_LENGTH = 300
 
 
 # -- score --------------------------------------------------------------------------------
@@ -170,23 +168,19 @@ def solo_score(found_turn: int | None, wrong_declarations: int, max_turns: int =
     >>> max(0, solo_score(20, 6))  # the floored score
     0
     """
-    if not (_is_int(max_turns) and max_turns >= 1):
+    if not (is_int(max_turns) and max_turns >= 1):
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
-    if not (_is_int(wrong_declarations) and wrong_declarations >= 0):
+    if not (is_int(wrong_declarations) and wrong_declarations >= 0):
         raise ValueError(f"wrong_declarations must be >= 0, got {wrong_declarations!r}")
     penalty = WRONG_PENALTY * int(wrong_declarations)
     if found_turn is None:
         return -penalty
-    if not (_is_int(found_turn) and 1 <= found_turn <= max_turns):
+    if not (is_int(found_turn) and 1 <= found_turn <= max_turns):
         raise ValueError(f"found_turn must be None or in 1..{max_turns}, got {found_turn!r}")
     return int(max_turns - (found_turn - 1) - penalty)
 
 
 # -- configuration ------------------------------------------------------------------------
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -231,7 +225,7 @@ class SoloConfig:
             ("simulation_seed", 0),
         ):
             value = getattr(self, name)
-            if not (_is_int(value) and value >= least):
+            if not (is_int(value) and value >= least):
                 raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
         if self.hand_size > len(_DECK) - 1:
             raise ConfigError(f"hand_size must leave a starter in the stock, got {self.hand_size}")
@@ -241,12 +235,6 @@ class SoloConfig:
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (as stored in a `SoloRecord`)."""
         return asdict(self)
-
-
-def _check_seed(seed: object) -> int:
-    if not (_is_int(seed) and seed >= 0):
-        raise ConfigError(f"a game seed is a whole number >= 0, got {seed!r}")
-    return int(seed)
 
 
 # -- judging declarations -----------------------------------------------------------------
@@ -394,7 +382,7 @@ def _judge(rule: Rule, text: str, max_turns: int, games: int, seed: int) -> Judg
     except Exception as error:  # RuleSyntaxError; also anything odd text may provoke
         one_line = getattr(error, "one_line", None)
         reason = one_line() if callable(one_line) else f"{type(error).__name__}: {error}"
-        return Judgement(False, INVALID, _shorten(reason))
+        return Judgement(False, INVALID, shorten(reason))
     try:
         found = equivalent(rule, declared, max_length=max_turns)
         method = EXACT
@@ -404,10 +392,6 @@ def _judge(rule: Rule, text: str, max_turns: int, games: int, seed: int) -> Judg
         method = SIMULATION
         same = f"no difference in {games} random games of {max_turns} plays"
     return Judgement(bool(found), method, same if found else _difference(found))
-
-
-def _shorten(text: str) -> str:
-    return text if len(text) <= _MESSAGE_LENGTH else text[: _MESSAGE_LENGTH - 3] + "..."
 
 
 # -- the deal -----------------------------------------------------------------------------
@@ -439,7 +423,7 @@ def solo_deal(
     (12, (Card('2H'), Card('JH')), Card('QC'), 89)
     """
     rule = parse(rule) if isinstance(rule, str) else rule
-    rng = np.random.default_rng(np.random.SeedSequence(_check_seed(seed)))
+    rng = np.random.default_rng(np.random.SeedSequence(check_seed(seed)))
     return _deal(rng, rule, hand_size)
 
 
@@ -618,17 +602,6 @@ class SoloRecord(JsonRecord):
 # -- the game -----------------------------------------------------------------------------
 
 
-def _text(show: Callable[[object], str], value: object) -> str:
-    try:
-        return show(value)
-    except Exception:
-        return f"<{type(value).__name__} that cannot be shown>"
-
-
-def _exception_text(error: Exception) -> str:
-    return _shorten(f"{type(error).__name__}: {_text(str, error)}")
-
-
 def play_solo(
     rule: Rule | str, agent: Agent, seed: int, config: SoloConfig | None = None
 ) -> SoloRecord:
@@ -682,7 +655,7 @@ else "red(card)"
     config = SoloConfig() if config is None else config
     if not isinstance(agent, Agent):
         raise ConfigError(f"{agent!r} is not an Agent (eleusis_lab.agent.Agent)")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     stop = config.on_fault == "raise"
 
     sequence = np.random.SeedSequence(seed)
@@ -714,7 +687,7 @@ else "red(card)"
         except Exception as error:
             if stop:
                 raise
-            fault(RAISED, _exception_text(error), 0, 0, "start_game")
+            fault(RAISED, exception_text(error), 0, 0, "start_game")
         end = TURN_CAP
         for turn in range(1, config.max_turns + 1):
             if not hand:
@@ -727,7 +700,7 @@ else "red(card)"
             except Exception as error:
                 if stop:
                     raise
-                fault(RAISED, _exception_text(error), index, 1, "choose_play")
+                fault(RAISED, exception_text(error), index, 1, "choose_play")
                 card = hand[0]
             if not (isinstance(card, Card) and card in hand):
                 message = _not_held(card, obs.hand)
@@ -751,31 +724,35 @@ else "red(card)"
             except Exception as error:
                 if stop:
                     raise
-                fault(RAISED, _exception_text(error), index, 1, "observe")
+                fault(RAISED, exception_text(error), index, 1, "observe")
             try:
-                text = agent.declare_rule(observation())
+                declared = agent.declare_rule(observation())
             except Exception as error:
                 if stop:
                     raise
-                fault(RAISED, _exception_text(error), index, 1, "declare_rule")
-                text = None
-            if text is not None and not isinstance(text, str):
+                fault(RAISED, exception_text(error), index, 1, "declare_rule")
+                declared = None
+            if declared is not None and not isinstance(declared, str):
                 message = (
-                    f"declared {_shorten(_text(repr, text))} (a {type(text).__name__}),"
+                    f"declared {shorten(text(repr, declared))} (a {type(declared).__name__}),"
                     " not rule text or None"
                 )
                 if stop:
                     raise AgentError(f"{agent!r} {message}")
                 fault(ILLEGAL_DECLARATION, message, index, 1, "declare_rule")
-                text = None
-            if text is not None:
-                judgement = judge_declaration(
-                    rule, text, config.max_turns, config.simulation_games, config.simulation_seed
+                declared = None
+            if declared is not None:
+                judged = judge_declaration(
+                    rule,
+                    declared,
+                    config.max_turns,
+                    config.simulation_games,
+                    config.simulation_seed,
                 )
                 declarations.append(
-                    Declaration(turn, text, judgement.correct, judgement.method, judgement.reason)
+                    Declaration(turn, declared, judged.correct, judged.method, judged.reason)
                 )
-                if judgement.correct:
+                if judged.correct:
                     found, end = turn, FOUND
                     break
 
@@ -809,11 +786,9 @@ else "red(card)"
 
 
 def _not_held(card: object, hand: tuple[Card, ...]) -> str:
-    what = (
-        repr(card) if isinstance(card, Card) else f"{_text(repr, card)} (a {type(card).__name__})"
-    )
+    what = repr(card) if isinstance(card, Card) else f"{text(repr, card)} (a {type(card).__name__})"
     return (
-        f"played {_shorten(what)}, which is not among the cards it may play"
+        f"played {shorten(what)}, which is not among the cards it may play"
         f" now: {format_cards(hand) or 'none'}"
     )
 

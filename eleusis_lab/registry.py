@@ -26,7 +26,9 @@ from typing import Any
 from eleusis_lab.agent import Agent
 
 __all__ = [
+    "AGENTS",
     "GROUP",
+    "AgentRegistry",
     "AgentSpecError",
     "UnknownAgentError",
     "agent_class",
@@ -47,10 +49,105 @@ class UnknownAgentError(AgentSpecError):
     """A name that is neither a registered agent nor a ``module:Class`` spec."""
 
 
-@functools.cache
-def _registered() -> dict[str, EntryPoint]:
-    # Reading the installed distributions' metadata takes milliseconds: do it once.
-    return {entry.name: entry for entry in entry_points(group=GROUP)}
+class AgentRegistry:
+    """Agent classes found by name in one entry-point group, or as ``module:Class``.
+
+    One registry per kind of agent: `AGENTS` (Eleusis, `Agent` subclasses) and, in
+    `eleusis_lab.secrets_agent`, the Secrets players. ``noun`` names the kind in
+    messages, ``example`` is a ``module:Class`` to show, ``known`` introduces the list of
+    names in the error for an unknown one.
+
+    >>> AGENTS.make("oracle")
+    OracleAgent(choice='random')
+    """
+
+    def __init__(self, group: str, base: type, noun: str, example: str, known: str):
+        self.group, self.base, self.noun, self.example, self.known = (
+            group,
+            base,
+            noun,
+            example,
+            known,
+        )
+
+    @functools.cached_property
+    def _entries(self) -> dict[str, EntryPoint]:
+        # Reading the installed distributions' metadata takes milliseconds: do it once.
+        return {entry.name: entry for entry in entry_points(group=self.group)}
+
+    def available(self) -> dict[str, str]:
+        """The registered names and the ``module:Class`` each one points to."""
+        return {name: entry.value for name, entry in sorted(self._entries.items())}
+
+    def agent_class(self, spec: str) -> type:
+        """The class named by ``spec`` (a registered name or ``module:Class``).
+
+        Raises `UnknownAgentError` for a name that is not registered (the message lists
+        the known names), `AgentSpecError` when the module does not import, has no such
+        class, or the class is not of the registry's kind.
+        """
+        article = "an" if self.noun[0] in "aeiou" else "a"
+        if not isinstance(spec, str) or not spec.strip():
+            raise AgentSpecError(
+                f"{article} {self.noun} spec is a name or 'module:Class', got {spec!r}"
+            )
+        spec = spec.strip()
+        if ":" in spec:
+            return self._import_class(spec, f"{self.noun} {spec!r}")
+        entry = self._entries.get(spec)
+        if entry is None:
+            known = ", ".join(self.available()) or "none registered"
+            raise UnknownAgentError(
+                f"unknown {self.noun} {spec!r}; {self.known}: {known} (or give 'module:Class')"
+            )
+        return self._import_class(entry.value, f"{self.noun} {spec!r} ({entry.value})")
+
+    def _import_class(self, spec: str, label: str) -> type:
+        module_name, _, qualname = spec.partition(":")
+        if not module_name or not qualname:
+            raise AgentSpecError(f"{label}: expected 'module:Class', e.g. {self.example!r}")
+        try:
+            obj: Any = importlib.import_module(module_name)
+        except ImportError as error:
+            raise AgentSpecError(
+                f"{label}: cannot import module {module_name!r}: {error}"
+            ) from None
+        try:
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+        except AttributeError:
+            raise AgentSpecError(f"{label}: module {module_name!r} has no {qualname!r}") from None
+        if not (isinstance(obj, type) and issubclass(obj, self.base)):
+            article = "an" if self.base.__name__[0] in "AEIOU" else "a"
+            raise AgentSpecError(
+                f"{label}: {qualname!r} is not {article} {self.base.__name__} subclass"
+                f" ({self.base.__module__})"
+            )
+        return obj
+
+    def make(self, spec: str, **params: Any) -> Any:
+        """A new agent from a registered name or ``module:Class``, with its parameters;
+        `AgentSpecError` also for a parameter the class does not take."""
+        cls = self.agent_class(spec)
+        valid = cls._param_names()
+        unknown = [name for name in params if name not in valid]
+        if unknown:
+            takes = ", ".join(valid) or "none"
+            raise AgentSpecError(
+                f"{self.noun} {spec!r} takes no parameter {unknown[0]!r} (its parameters: {takes})"
+            )
+        return cls(**params)
+
+    def parse_list(self, text: str) -> list:
+        """One new agent per comma-separated spec."""
+        specs = [spec.strip() for spec in text.split(",")] if isinstance(text, str) else []
+        if not specs or not all(specs):
+            raise AgentSpecError(f"expected comma-separated {self.noun} names, got {text!r}")
+        return [self.make(spec) for spec in specs]
+
+
+#: The Eleusis agents.
+AGENTS = AgentRegistry(GROUP, Agent, "agent", "agents.simple:RandomAgent", "known agents")
 
 
 def available_agents() -> dict[str, str]:
@@ -59,7 +156,7 @@ def available_agents() -> dict[str, str]:
     >>> available_agents()["random"]
     'agents.simple:RandomAgent'
     """
-    return {name: entry.value for name, entry in sorted(_registered().items())}
+    return AGENTS.available()
 
 
 def agent_class(spec: str) -> type[Agent]:
@@ -72,37 +169,7 @@ def agent_class(spec: str) -> type[Agent]:
     AgentSpecError
         When the module does not import, has no such class, or the class is not an Agent.
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an agent spec is a name or 'module:Class', got {spec!r}")
-    spec = spec.strip()
-    if ":" in spec:
-        return _import_class(spec)
-    entry = _registered().get(spec)
-    if entry is None:
-        known = ", ".join(available_agents()) or "none registered"
-        raise UnknownAgentError(
-            f"unknown agent {spec!r}; known agents: {known} (or give 'module:Class')"
-        )
-    return _import_class(entry.value, name=spec)
-
-
-def _import_class(spec: str, name: str | None = None) -> type[Agent]:
-    label = f"agent {name!r} ({spec})" if name else f"agent {spec!r}"
-    module_name, _, qualname = spec.partition(":")
-    if not module_name or not qualname:
-        raise AgentSpecError(f"{label}: expected 'module:Class', e.g. 'agents.simple:RandomAgent'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AgentSpecError(f"{label}: cannot import module {module_name!r}: {error}") from None
-    try:
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except AttributeError:
-        raise AgentSpecError(f"{label}: module {module_name!r} has no {qualname!r}") from None
-    if not (isinstance(obj, type) and issubclass(obj, Agent)):
-        raise AgentSpecError(f"{label}: {qualname!r} is not an Agent subclass (eleusis_lab.agent)")
-    return obj
+    return AGENTS.agent_class(spec)
 
 
 def make_agent(spec: str, **params: Any) -> Agent:
@@ -135,15 +202,7 @@ def make_agent(spec: str, **params: Any) -> Agent:
     ...     print(error)
     agent 'oracle' takes no parameter 'colour' (its parameters: choice)
     """
-    cls = agent_class(spec)
-    valid = cls._param_names()
-    unknown = [name for name in params if name not in valid]
-    if unknown:
-        takes = ", ".join(valid) or "none"
-        raise AgentSpecError(
-            f"agent {spec!r} takes no parameter {unknown[0]!r} (its parameters: {takes})"
-        )
-    return cls(**params)
+    return AGENTS.make(spec, **params)
 
 
 def parse_agent_list(text: str) -> list[Agent]:
@@ -152,7 +211,4 @@ def parse_agent_list(text: str) -> list[Agent]:
     >>> parse_agent_list("random,random")
     [RandomAgent(), RandomAgent()]
     """
-    specs = [spec.strip() for spec in text.split(",")]
-    if not text.strip() or not all(specs):
-        raise AgentSpecError(f"expected comma-separated agent names, got {text!r}")
-    return [make_agent(spec) for spec in specs]
+    return AGENTS.parse_list(text)

@@ -35,10 +35,8 @@ from __future__ import annotations
 import abc
 import copy
 import functools
-import importlib
 import inspect
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 import numpy as np
@@ -46,9 +44,10 @@ import numpy as np
 from eleusis_lab.cards import Card
 from eleusis_lab.games.secrets_moves import SecretsAction
 from eleusis_lab.games.secrets_state import SecretsView
-from eleusis_lab.registry import AgentSpecError, UnknownAgentError
+from eleusis_lab.registry import AgentRegistry
 
 __all__ = [
+    "SECRETS_AGENTS",
     "SECRETS_GROUP",
     "SecretsAgent",
     "SecretsDuel",
@@ -193,9 +192,10 @@ def clone(agent: SecretsAgent) -> SecretsAgent:
 # -- the registry of Secrets agents ----------------------------------------------------------
 
 
-@functools.cache
-def _registered() -> dict[str, EntryPoint]:
-    return {entry.name: entry for entry in entry_points(group=SECRETS_GROUP)}
+#: The Secrets players.
+SECRETS_AGENTS = AgentRegistry(
+    SECRETS_GROUP, SecretsAgent, "Secrets agent", "agents.secrets:...", "known"
+)
 
 
 def available_secrets_agents() -> dict[str, str]:
@@ -204,7 +204,7 @@ def available_secrets_agents() -> dict[str, str]:
     >>> available_secrets_agents()["secrets-heuristic"]
     'agents.secrets:HeuristicSecretsAgent'
     """
-    return {name: entry.value for name, entry in sorted(_registered().items())}
+    return SECRETS_AGENTS.available()
 
 
 def secrets_agent_class(spec: str) -> type[SecretsAgent]:
@@ -217,36 +217,7 @@ def secrets_agent_class(spec: str) -> type[SecretsAgent]:
     AgentSpecError
         When the module does not import, has no such class, or it is not a SecretsAgent.
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"a Secrets agent spec is a name or 'module:Class', got {spec!r}")
-    spec = spec.strip()
-    if ":" not in spec:
-        entry = _registered().get(spec)
-        if entry is None:
-            known = ", ".join(available_secrets_agents()) or "none registered"
-            raise UnknownAgentError(
-                f"unknown Secrets agent {spec!r}; known: {known} (or give 'module:Class')"
-            )
-        label, spec = f"Secrets agent {spec!r} ({entry.value})", entry.value
-    else:
-        label = f"Secrets agent {spec!r}"
-    module_name, _, qualname = spec.partition(":")
-    if not module_name or not qualname:
-        raise AgentSpecError(f"{label}: expected 'module:Class', e.g. 'agents.secrets:...'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AgentSpecError(f"{label}: cannot import module {module_name!r}: {error}") from None
-    try:
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except AttributeError:
-        raise AgentSpecError(f"{label}: module {module_name!r} has no {qualname!r}") from None
-    if not (isinstance(obj, type) and issubclass(obj, SecretsAgent)):
-        raise AgentSpecError(
-            f"{label}: {qualname!r} is not a SecretsAgent subclass (eleusis_lab.secrets_agent)"
-        )
-    return obj
+    return SECRETS_AGENTS.agent_class(spec)
 
 
 def make_secrets_agent(spec: str, **params: Any) -> SecretsAgent:
@@ -260,15 +231,7 @@ def make_secrets_agent(spec: str, **params: Any) -> SecretsAgent:
     eleusis_lab.registry.UnknownAgentError: unknown Secrets agent 'random'; known: \
 secrets-heuristic, secrets-random, secrets-search (or give 'module:Class')
     """
-    cls = secrets_agent_class(spec)
-    valid = cls._param_names()
-    unknown = [name for name in params if name not in valid]
-    if unknown:
-        takes = ", ".join(valid) or "none"
-        raise AgentSpecError(
-            f"Secrets agent {spec!r} takes no parameter {unknown[0]!r} (its parameters: {takes})"
-        )
-    return cls(**params)
+    return SECRETS_AGENTS.make(spec, **params)
 
 
 def parse_secrets_agent_list(text: str) -> list[SecretsAgent]:
@@ -277,7 +240,4 @@ def parse_secrets_agent_list(text: str) -> list[SecretsAgent]:
     >>> parse_secrets_agent_list("secrets-random, secrets-heuristic")
     [RandomSecretsAgent(), HeuristicSecretsAgent(caution=1.0, beat=True)]
     """
-    specs = [spec.strip() for spec in text.split(",")] if isinstance(text, str) else []
-    if not specs or not all(specs):
-        raise AgentSpecError(f"expected comma-separated Secrets agent names, got {text!r}")
-    return [make_secrets_agent(spec) for spec in specs]
+    return SECRETS_AGENTS.parse_list(text)

@@ -67,19 +67,12 @@ from eleusis_lab.games.secrets import SecretsConfig, SecretsRecord, play_secrets
 from eleusis_lab.games.secrets_tournament import secrets_outcome
 from eleusis_lab.games.solo import SoloConfig, SoloRecord, play_solo
 from eleusis_lab.record import GameRecord
-from eleusis_lab.registry import agent_class, available_agents, make_agent
+from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
-from eleusis_lab.secrets_agent import (
-    available_secrets_agents,
-    make_secrets_agent,
-    secrets_agent_class,
-)
+from eleusis_lab.secrets_agent import SECRETS_AGENTS
 
 __all__ = [
-    "ELEUSIS_AGENTS",
     "GAMES",
-    "SECRETS_AGENTS",
-    "AgentRegistry",
     "GameType",
     "Outcome",
     "dealable_rules",
@@ -306,19 +299,6 @@ def _main_line_only(game: str, dealer: Any) -> None:
         )
 
 
-@dataclass(frozen=True)
-class AgentRegistry:
-    """Where a game finds its agents by name: Eleusis agents, or Secrets agents."""
-
-    make: Callable[..., Any]  # make(name, **params) -> a new agent
-    agent_class: Callable[[str], type]  # the class a name stands for
-    available: Callable[[], Mapping[str, str]]  # the registered names
-
-
-ELEUSIS_AGENTS = AgentRegistry(make_agent, agent_class, available_agents)
-SECRETS_AGENTS = AgentRegistry(make_secrets_agent, secrets_agent_class, available_secrets_agents)
-
-
 def _play_secrets(
     rule: None, agents: Sequence[Any], seed: int, config: SecretsConfig | None = None
 ) -> SecretsRecord:
@@ -365,7 +345,7 @@ class GameType:
     has_dealer: bool = True
     main_line_only: bool = False
     needs_rule: bool = True
-    agents: AgentRegistry = ELEUSIS_AGENTS
+    agents: AgentRegistry = AGENTS
 
     @property
     def options(self) -> tuple[str, ...]:

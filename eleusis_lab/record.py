@@ -34,7 +34,7 @@ import importlib
 import json
 import textwrap
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from itertools import chain
 from pathlib import Path
@@ -821,6 +821,33 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     return format_main_line_layout(record, columns, max_rows)
 
 
+def main_line_rows(
+    main: Sequence[Card], under: list[list[str]], columns: int, max_rows: int
+) -> list[str]:
+    """The main line as players lay it out, in blocks of ``columns`` cards: a row of
+    positions, a row of cards, then the wrong cards ``under[i]`` (already written out)
+    stacked under card ``i``; a column deeper than ``max_rows`` shows its first cards and
+    how many more there are. Each block ends with an empty line."""
+    under = [
+        cards
+        if len(cards) <= max_rows
+        else [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
+        for cards in under
+    ]
+    lines: list[str] = []
+    for start in range(0, len(main), columns):
+        block = range(start, min(start + columns, len(main)))
+        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
+        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
+        depth = max(len(under[i]) for i in block)
+        for row in range(depth):
+            label = "wrong" if row == 0 else ""
+            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
+            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
+        lines.append("")
+    return lines
+
+
 def format_main_line_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> str:
     """`format_layout` of a `GameRecord` (classic and four-to-eight), whatever its game."""
     main = record.main_line
@@ -828,9 +855,6 @@ def format_main_line_layout(record: GameRecord, columns: int = 13, max_rows: int
     for event in record.events:
         if not event.right and 0 <= event.position < len(main):
             under[event.position].append(f"{event.card!s:>3}{'*' if event.phase == 2 else ' '}")
-    for i, cards in enumerate(under):
-        if len(cards) > max_rows:
-            under[i] = [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
 
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [
@@ -844,16 +868,7 @@ def format_main_line_layout(record: GameRecord, columns: int = 13, max_rows: int
         "wrong cards are under the main-line card they were played on; * = phase 2",
         "",
     ]
-    for start in range(0, len(main), columns):
-        block = range(start, min(start + columns, len(main)))
-        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
-        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
-        depth = max(len(under[i]) for i in block)
-        for row in range(depth):
-            label = "wrong" if row == 0 else ""
-            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
-            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
-        lines.append("")
+    lines += main_line_rows(main, under, columns, max_rows)
     lines = [line.rstrip() for line in lines]
 
     lines.append(f"{'seat':>4}  {'agent':<20} {'wrong':>5} {'left':>5} {'score':>6}")

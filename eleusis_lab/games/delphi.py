@@ -80,6 +80,7 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     describe_agent,
+    main_line_rows,
     reading_record,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
@@ -751,9 +752,6 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
     for event in record.events:
         if not event.right and 0 <= event.position < len(main):
             under[event.position].append(f"{event.card!s:>3}")
-    for i, cards in enumerate(under):
-        if len(cards) > max_rows:
-            under[i] = [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
 
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [f"Delphi, seed {record.seed}, rule: {record.rule}{name}"]
@@ -768,16 +766,7 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
         "right cards extend the main line; wrong cards are under the card they were judged on",
         "",
     ]
-    for start in range(0, len(main), columns):
-        block = range(start, min(start + columns, len(main)))
-        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
-        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
-        depth = max(len(under[i]) for i in block)
-        for row in range(depth):
-            label = "wrong" if row == 0 else ""
-            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
-            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
-        lines.append("")
+    lines += main_line_rows(main, under, columns, max_rows)
 
     n, events = record.n_players, record.events
     tokens, hits = record.tokens, record.hits

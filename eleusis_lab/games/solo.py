@@ -78,6 +78,7 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     describe_agent,
+    main_line_rows,
     reading_record,
 )
 from eleusis_lab.rules import Context, Rule, parse
@@ -1044,9 +1045,6 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
     for event in record.events:
         if not event.right and 0 <= event.position < len(main):
             under[event.position].append(f"{event.card!s:>3}")
-    for i, cards in enumerate(under):
-        if len(cards) > max_rows:
-            under[i] = [*cards[: max_rows - 1], f"+{len(cards) - max_rows + 1}"]
 
     name = f" ({record.rule_name})" if record.rule_name else ""
     options = ", ".join(f"{k}={v}" for k, v in record.config.items())
@@ -1060,16 +1058,7 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
         lines.append("no starter: the stock ran out before the rule accepted a card")
     else:
         lines += ["wrong cards are under the main-line card they were played on", ""]
-    for start in range(0, len(main), columns):
-        block = range(start, min(start + columns, len(main)))
-        lines.append(f"{'position':<{_LABEL}}" + "".join(f"{i:>{_CELL - 1}} " for i in block))
-        lines.append(f"{'main':<{_LABEL}}" + "".join(f"{main[i]!s:>{_CELL - 1}} " for i in block))
-        depth = max(len(under[i]) for i in block)
-        for row in range(depth):
-            label = "wrong" if row == 0 else ""
-            cells = (under[i][row] if row < len(under[i]) else "" for i in block)
-            lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
-        lines.append("")
+    lines += main_line_rows(main, under, columns, max_rows)
     lines = [line.rstrip() for line in lines]
 
     wrong = record.wrong_declarations

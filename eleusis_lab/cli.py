@@ -41,7 +41,7 @@ SAMPLE_LINES = ("7S", "QH", "3D 10C", "AC 2C")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.run(args)
@@ -55,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command (each imports what it needs when it runs)."""
     parser = argparse.ArgumentParser(
         prog="eleusis-lab", description="Rule induction experiments with the card game Eleusis."
     )
@@ -104,13 +105,41 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     play.set_defaults(run=_play)
 
-    from eleusis_lab.report import add_report_arguments
-    from eleusis_lab.runner import add_run_arguments
-
-    add_run_arguments(commands.add_parser("run", help="run an experiment spec (TOML)"))
-    add_report_arguments(
-        commands.add_parser("report", help="figures and a page of an experiment's results")
+    run = commands.add_parser("run", help="run an experiment spec (TOML)")
+    run.add_argument("spec", help="an experiment spec (TOML)")
+    run.add_argument("--out", metavar="DIR", help="output directory (default: the spec's)")
+    run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    run.add_argument(
+        "--backend",
+        choices=("local", "dask"),
+        default="local",
+        help="local: this process or joblib workers; dask: a local Dask cluster",
     )
+    run.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler"
+    )
+    run.add_argument(
+        "--games", type=int, metavar="N", help="games (or matches) per cell, e.g. for a trial"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(run=_run)
+
+    report = commands.add_parser("report", help="figures and a page of an experiment's results")
+    report.add_argument("dir", help="an output directory of `eleusis-lab run`")
+    report.add_argument(
+        "--out", metavar="DIR", help="where to write the report (default: DIR/report)"
+    )
+    report.add_argument(
+        "--bins", type=int, default=5, metavar="N", help="bins of each complexity measure"
+    )
+    report.add_argument(
+        "--no-example",
+        dest="example",
+        action="store_false",
+        help="do not replay the first game to draw its layout",
+    )
+    report.add_argument("--dpi", type=int, default=120, help="resolution of the PNG files")
+    report.set_defaults(run=_report)
 
     replay = commands.add_parser("replay", help="re-check a game record")
     replay.add_argument("path")
@@ -293,6 +322,18 @@ def _play(args) -> int:
     if args.json:
         _write(args.json, record.to_json())
     return 0
+
+
+def _run(args) -> int:
+    from eleusis_lab.runner import run_command  # pandas and pyarrow: only when needed
+
+    return run_command(args)
+
+
+def _report(args) -> int:
+    from eleusis_lab.report import report_command
+
+    return report_command(args)
 
 
 def _write(path: str, text: str) -> None:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from eleusis_lab.errors import ConfigError
 
-__all__ = ["add_report_arguments", "report_command", "write_report"]
+__all__ = ["report_command", "write_report"]
 
 _SVG_START = re.compile(r"<svg\b")
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
@@ -553,32 +553,6 @@ def write_report(
 
 
 # -- the command line -----------------------------------------------------------------------
-
-
-def add_report_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the arguments of ``eleusis-lab report`` to ``parser`` (and ``run=report_command``).
-
-    >>> parser = add_report_arguments(argparse.ArgumentParser(prog="report"))
-    >>> args = parser.parse_args(["results/demo", "--out", "web", "--no-example"])
-    >>> args.dir, args.out, args.example, args.bins, args.run is report_command
-    ('results/demo', 'web', False, 5, True)
-    """
-    parser.add_argument("dir", help="an output directory of `eleusis-lab run`")
-    parser.add_argument(
-        "--out", metavar="DIR", help="where to write the report (default: DIR/report)"
-    )
-    parser.add_argument(
-        "--bins", type=int, default=5, metavar="N", help="bins of each complexity measure"
-    )
-    parser.add_argument(
-        "--no-example",
-        dest="example",
-        action="store_false",
-        help="do not replay the first game to draw its layout",
-    )
-    parser.add_argument("--dpi", type=int, default=120, help="resolution of the PNG files")
-    parser.set_defaults(run=report_command)
-    return parser
 
 
 def report_command(args: argparse.Namespace) -> int:

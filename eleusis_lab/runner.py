@@ -14,7 +14,7 @@ shard's rows as it arrives (`eleusis_lab.storage`), and returns the whole table.
   is never seen, and the table is the one of an uninterrupted run.
 - Workers send rows back and this process writes them, so a cluster needs no shared disk.
 
-The ``eleusis-lab run`` command is `add_run_arguments` and `run_command`; `bench_run`
+The ``eleusis-lab run`` command is `run_command` (its arguments: `eleusis_lab.cli`); `bench_run`
 times a spec with 1 and 2 jobs.
 
 Scripts that use ``backend="dask"`` without a ``scheduler`` start worker processes:
@@ -66,7 +66,6 @@ from eleusis_lab.storage import (
 __all__ = [
     "BACKENDS",
     "RunInterrupted",
-    "add_run_arguments",
     "bench_run",
     "plan_shards",
     "run_command",
@@ -379,34 +378,6 @@ def run_experiment(
 
 
 # -- the command line -----------------------------------------------------------------------
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the arguments of ``eleusis-lab run`` to ``parser`` (and ``run=run_command``).
-
-    >>> parser = add_run_arguments(argparse.ArgumentParser(prog="run"))
-    >>> args = parser.parse_args(["spec.toml", "--jobs", "2", "--quiet"])
-    >>> args.spec, args.jobs, args.quiet, args.run is run_command
-    ('spec.toml', 2, True, True)
-    """
-    parser.add_argument("spec", help="an experiment spec (TOML)")
-    parser.add_argument("--out", metavar="DIR", help="output directory (default: the spec's)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
-    parser.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="local",
-        help="local: this process or joblib workers; dask: a local Dask cluster",
-    )
-    parser.add_argument(
-        "--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler"
-    )
-    parser.add_argument(
-        "--games", type=int, metavar="N", help="games (or matches) per cell, e.g. for a trial"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.set_defaults(run=run_command)
-    return parser
 
 
 def run_command(args: argparse.Namespace) -> int:

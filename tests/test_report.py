@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from xml.etree import ElementTree
@@ -15,8 +14,9 @@ import pytest  # noqa: E402
 
 from eleusis_lab import load_results, run_experiment  # noqa: E402
 from eleusis_lab.analysis import COMPLEXITY_COLUMNS, games_table  # noqa: E402
+from eleusis_lab.cli import build_parser  # noqa: E402
 from eleusis_lab.errors import ConfigError  # noqa: E402
-from eleusis_lab.report import add_report_arguments, report_command, write_report  # noqa: E402
+from eleusis_lab.report import report_command, write_report  # noqa: E402
 
 POOL = {"grammar": "colours_suits", "size": 300}
 BAYES = {"name": "bayes", "grammar": "colours_suits", "max_hypotheses": 200}
@@ -162,8 +162,8 @@ def test_report_of_a_directory_without_results_is_a_config_error(tmp_path):
 def test_report_command_writes_the_same_report_again(
     adaptive_run, adaptive_report, tmp_path, capsys
 ):
-    parser = add_report_arguments(argparse.ArgumentParser(prog="report"))
-    args = parser.parse_args([str(adaptive_run), "--out", str(tmp_path), "--no-example"])
+    parser = build_parser()
+    args = parser.parse_args(["report", str(adaptive_run), "--out", str(tmp_path), "--no-example"])
     assert args.run(args) == 0
     printed = capsys.readouterr().out
     assert printed.startswith(f"{tmp_path / 'report.html'} (")
@@ -172,7 +172,7 @@ def test_report_command_writes_the_same_report_again(
     assert page == adaptive_report.read_text(encoding="utf-8")  # no dates, stable ids
     svg = (tmp_path / "leaderboard.svg").read_bytes()
     assert svg == (adaptive_report.parent / "leaderboard.svg").read_bytes()
-    args = parser.parse_args([str(tmp_path / "nothing")])
+    args = parser.parse_args(["report", str(tmp_path / "nothing")])
     with pytest.raises(ConfigError):
         report_command(args)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -18,9 +17,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from eleusis_lab import load_events, load_results, rerun_game, run_experiment
+from eleusis_lab.cli import build_parser
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.record import replay
-from eleusis_lab.runner import RunInterrupted, add_run_arguments, plan_shards, run_command
+from eleusis_lab.runner import RunInterrupted, plan_shards, run_command
 from eleusis_lab.shards import EVENT_SCHEMA, ROW_SCHEMA, TIMING_COLUMNS, game_seed
 from eleusis_lab.spec import load_spec
 from eleusis_lab.storage import done_shards, rows_path, write_table
@@ -258,9 +258,9 @@ def test_resume_runs_only_the_missing_shards(tmp_path):
 
 def _script(out: Path, spec: Path) -> list[str]:
     code = (
-        "import argparse, sys\n"
-        "from eleusis_lab.runner import add_run_arguments\n"
-        "args = add_run_arguments(argparse.ArgumentParser()).parse_args(sys.argv[1:])\n"
+        "import sys\n"
+        "from eleusis_lab.cli import build_parser\n"
+        "args = build_parser().parse_args(['run', *sys.argv[1:]])\n"
         "sys.exit(args.run(args))\n"
     )
     return [sys.executable, "-c", code, str(spec), "--out", str(out), "--quiet"]
@@ -414,18 +414,20 @@ def test_the_run_command(tmp_path, capsys):
     spec.write_text(
         'games = 3\nshard_size = 2\ndealer = "red(card)"\nagents = ["random", "oracle"]\n'
     )
-    parser = add_run_arguments(argparse.ArgumentParser())
-    args = parser.parse_args([str(spec), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"])
+    parser = build_parser()
+    args = parser.parse_args(
+        ["run", str(spec), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"]
+    )
     assert run_command(args) == 0
     line = capsys.readouterr().out.strip()
     where = re.escape(str(tmp_path / "out"))
     assert re.fullmatch(rf"3 games, 6 rows in {where} \(2 shards; \d+\.\d s\)", line), line
-    args = parser.parse_args([str(tmp_path / "nope.toml")])
+    args = parser.parse_args(["run", str(tmp_path / "nope.toml")])
     with pytest.raises(ConfigError, match="nope.toml: no such spec file"):
         run_command(args)
     spec.write_text("games = [\n")
     with pytest.raises(ConfigError, match="spec.toml: invalid TOML"):
-        run_command(parser.parse_args([str(spec), "--out", str(tmp_path / "out")]))
+        run_command(parser.parse_args(["run", str(spec), "--out", str(tmp_path / "out")]))
 
 
 def test_run_interrupted_is_a_keyboard_interrupt():

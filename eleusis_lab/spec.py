@@ -362,14 +362,14 @@ def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
         )
     name = _text(name, where, source)
     registry = GAMES[game].agents
-    if ":" not in name and name not in registry.available():
-        raise ConfigError(
-            f"{source}: {where}: unknown agent {name!r}{_suggest(name, registry.available())}"
-        )
     try:
         cls = registry.agent_class(name)
         registry.make(name, **copy.deepcopy(params))
-    except (AgentSpecError, UnknownAgentError, ConfigError, ValueError, TypeError) as error:
+    except UnknownAgentError:
+        raise ConfigError(
+            f"{source}: {where}: unknown agent {name!r}{_suggest(name, registry.available())}"
+        ) from None
+    except (AgentSpecError, ConfigError, ValueError, TypeError) as error:
         raise ConfigError(f"{source}: {where}: {error}") from None
     if game not in getattr(cls, "games", (game,)):
         raise ConfigError(

@@ -211,6 +211,23 @@ class Fault:
 _FAULT_FIELDS = ("seat", "agent", "kind", "message", "event", "phase", "call")
 
 
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A play as JSON-ready data (`event_from_dict` reads it back)."""
+    return {
+        "seat": event.seat,
+        "card": card_text(event.card),
+        "phase": event.phase,
+        "right": event.right,
+        "position": event.position,
+    }
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """The play written by `event_to_dict`."""
+    card = card_from_text(data["card"])
+    return Event(data["seat"], card, data["phase"], data["right"], data["position"])
+
+
 @contextlib.contextmanager
 def reading_record(kind: str) -> Iterator[None]:
     """Turn a missing field or a bad value met while reading a ``kind`` into `RecordError`."""
@@ -364,16 +381,7 @@ class GameRecord(JsonRecord):
             "starter": card_text(self.starter),
             "deal": [cards(hand) for hand in self.deal],
             "unused": cards(self.unused),
-            "events": [
-                {
-                    "seat": e.seat,
-                    "card": card_text(e.card),
-                    "phase": e.phase,
-                    "right": e.right,
-                    "position": e.position,
-                }
-                for e in self.events
-            ],
+            "events": [event_to_dict(event) for event in self.events],
             "main_line": cards(self.main_line),
             "wrong_after_phase1": [cards(pile) for pile in self.wrong_after_phase1],
             "cards_left": list(self.cards_left),
@@ -409,12 +417,7 @@ class GameRecord(JsonRecord):
                 starter=card_from_text(data["starter"]),
                 deal=tuple(cards(hand) for hand in data["deal"]),
                 unused=cards(data["unused"]),
-                events=tuple(
-                    Event(
-                        e["seat"], card_from_text(e["card"]), e["phase"], e["right"], e["position"]
-                    )
-                    for e in data["events"]
-                ),
+                events=tuple(event_from_dict(event) for event in data["events"]),
                 main_line=cards(data["main_line"]),
                 wrong_after_phase1=tuple(cards(pile) for pile in data["wrong_after_phase1"]),
                 cards_left=tuple(data["cards_left"]),

@@ -80,6 +80,8 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     describe_agent,
+    event_from_dict,
+    event_to_dict,
     main_line_rows,
     reading_record,
 )
@@ -301,16 +303,7 @@ class DelphiRecord(JsonRecord):
             "config": dict(self.config),
             "agents": [dict(agent) for agent in self.agents],
             "starter": card_text(self.starter),
-            "events": [
-                {
-                    "seat": e.seat,
-                    "card": card_text(e.card),
-                    "phase": e.phase,
-                    "right": e.right,
-                    "position": e.position,
-                }
-                for e in self.events
-            ],
+            "events": [event_to_dict(event) for event in self.events],
             "probabilities": [list(row) for row in self.probabilities],
             "main_line": cards(self.main_line),
             "side_column": cards(self.side_column),
@@ -344,12 +337,7 @@ class DelphiRecord(JsonRecord):
                 config=dict(data["config"]),
                 agents=tuple(dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
-                events=tuple(
-                    Event(
-                        e["seat"], card_from_text(e["card"]), e["phase"], e["right"], e["position"]
-                    )
-                    for e in data["events"]
-                ),
+                events=tuple(event_from_dict(event) for event in data["events"]),
                 probabilities=tuple(tuple(float(p) for p in row) for row in data["probabilities"]),
                 main_line=cards(data["main_line"]),
                 side_column=cards(data["side_column"]),

@@ -10,6 +10,8 @@ The model
 ---------
 - Prior: a hypothesis's summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
   or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``;
+  times ``unacceptable`` for a hypothesis that leaves fewer than 13 faces right in
+  some context (a dealer may not choose such a rule, RULES.md section 1, item 8);
   scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
@@ -71,6 +73,7 @@ import numpy as np
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.rules import Context, Rule, parse
+from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, get_grammar
 
 __all__ = ["POLICIES", "PRIORS", "BayesAgent"]
@@ -82,6 +85,8 @@ _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
 _SLACK = 10.0  # how far the best may fall before the candidates are chosen again
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
+_STALL_CONFIDENCE = 0.2  # below 2/3, declare from here when plays can tell nothing more
+_STALL_BITS = 0.05  # "nothing more": the best card's lookahead score, in bits
 
 
 class _Posterior:
@@ -122,6 +127,9 @@ class BayesAgent(LearningAgent):
         Weight of the information gain in the ``"mix"`` policy, in [0, 1].
     prior : {"bits", "shortest", "uniform"}
         The prior over hypotheses.
+    unacceptable : float
+        Factor on the prior of hypotheses that fail the quarter-of-the-deck test, in
+        [0, 1]: 0 rules them out, 1 ignores the test.
 
     Attributes
     ----------
@@ -144,6 +152,7 @@ class BayesAgent(LearningAgent):
         policy: str = "auto",
         mix: float = 0.5,
         prior: str = "bits",
+        unacceptable: float = 1e-3,
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -152,6 +161,7 @@ class BayesAgent(LearningAgent):
         self.policy = policy
         self.mix = mix
         self.prior = prior
+        self.unacceptable = unacceptable
 
     # -- set-up -----------------------------------------------------------------------
 
@@ -165,6 +175,8 @@ class BayesAgent(LearningAgent):
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         if not 0 <= self.mix <= 1:
             raise ValueError(f"mix must be in [0, 1], got {self.mix!r}")
+        if not 0 <= self.unacceptable <= 1:
+            raise ValueError(f"unacceptable must be in [0, 1], got {self.unacceptable!r}")
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {self.prior!r}")
 
@@ -175,6 +187,8 @@ class BayesAgent(LearningAgent):
         self.n_seen_ = 0  # plays in contexts of the space
         self.n_right_ = 0
         self.fallback_loglik_ = 0.0
+        self.refuted_: list[int] = []  # hypotheses declared in solo, and so wrong
+        self.declared_now_: int | None = None
         self._load_space()
 
     def _load_space(self) -> None:
@@ -189,11 +203,18 @@ class BayesAgent(LearningAgent):
             log_prior = -np.asarray(space.bits) * math.log(2)
         else:
             log_prior = np.zeros(n)
+        if self.unacceptable < 1:
+            with np.errstate(divide="ignore"):
+                penalty = math.log(self.unacceptable) if self.unacceptable else -np.inf
+            log_prior = np.where(
+                space.fewest_right < QUARTER_OF_THE_DECK, log_prior + penalty, log_prior
+            )
         log_prior = log_prior - np.logaddexp.reduce(log_prior)
         if self.fallback > 0:
             log_prior += math.log1p(-self.fallback)
         self.log_prior_ = np.full(padded, -np.inf, dtype=np.float32)
         self.log_prior_[:n] = log_prior
+        self.log_prior_[getattr(self, "refuted_", [])] = -np.inf
         self.mismatches_ = np.zeros(padded, dtype=np.uint16)
         for probe, right in getattr(self, "history_", ()):
             if probe >= 0:
@@ -344,11 +365,17 @@ class BayesAgent(LearningAgent):
         elif policy == "mix":
             scores = (1 - self.mix) * p_right + self.mix * _entropy(p_right)
         elif policy == "lookahead":
-            scores = _entropy(p_right) + p_right * self._next_gain(context, hand)
+            scores = self._lookahead(context, hand, p_right)
         else:
             scores = self._thompson_scores(context, hand, p_right)
         best = np.flatnonzero(scores >= scores.max() - _TIE)
         return hand[int(best[self.rng_.integers(len(best))])]
+
+    def _lookahead(self, context: Context, hand: list[Card], p_right=None) -> np.ndarray:
+        """Bits each card's verdict is expected to tell, plus those of the play it opens."""
+        if p_right is None:
+            p_right = self._right_probabilities(context, [card.face for card in hand])
+        return _entropy(p_right) + p_right * self._next_gain(context, hand)
 
     def _next_gain(self, context: Context, hand: list[Card]) -> np.ndarray:
         """For each card, the mean information gain of a play after it, if it is right.
@@ -441,7 +468,9 @@ class BayesAgent(LearningAgent):
         >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=500)
         >>> agent.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
         >>> [(text, round(p, 2)) for text, p in agent.top_hypotheses(3)]  # the prior
-        [('true', 0.38), ('false', 0.38), ('red(card)', 0.06)]
+        [('true', 0.76), ('red(card)', 0.11), ('black(card)', 0.11)]
+
+        (``false`` is as short as ``true``, but no dealer may choose it.)
         """
         probabilities, _ = self.posterior()
         k = min(k, len(probabilities))
@@ -454,6 +483,11 @@ class BayesAgent(LearningAgent):
 
         None before a game, or when "none of the above" is more probable than it.
         """
+        best = self._best()
+        return None if best is None else (self.space_.text(best[0]), best[1])
+
+    def _best(self) -> tuple[int, float] | None:
+        """The most probable hypothesis and its probability (see `propose_rule`)."""
         if not hasattr(self, "history_"):
             return None
         self._ensure()
@@ -464,7 +498,36 @@ class BayesAgent(LearningAgent):
         if post.weights[at] < post.fallback:
             return None
         best = at if post.active is None else int(post.active[at])
-        return self.space_.text(best), float(post.weights[at]) / (post.total + post.fallback)
+        return best, float(post.weights[at]) / (post.total + post.fallback)
+
+    def declare_rule(self, obs: Observation) -> str | None:
+        """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
+
+        The game goes on only after a wrong declaration, so the hypothesis declared on
+        the turn before is refuted: it leaves the posterior, and the next one can rise.
+        When only red cards were ever on the main line, ``red(card)`` and
+        ``color(card) == color(last)`` agree on every play; the shorter is declared
+        first and, refuted, leaves the other.
+
+        Below 2/3 it still declares a hypothesis of probability at least 0.2 when no
+        card of the hand, nor the play it opens, is expected to tell 0.05 bits: waiting
+        would cost a point a turn and teach nothing.
+        """
+        if self.declared_now_ is not None:
+            self.refuted_.append(self.declared_now_)
+            self.log_prior_[self.declared_now_] = -np.inf
+            self.posterior_cache_ = self.candidates_ = self.declared_now_ = None
+        best = self._best()
+        if best is None or best[1] < _STALL_CONFIDENCE:
+            return None
+        if best[1] < self.declare_confidence:
+            # Waiting pays only if plays can still tell the hypotheses apart.
+            context = Context(obs.main_line, obs.last_play_right)
+            hand = list(obs.hand)
+            if not hand or self._lookahead(context, hand).max() >= _STALL_BITS:
+                return None
+        self.declared_now_ = best[0]
+        return self.space_.text(best[0])
 
     def identified_mass(self, rule: Rule | str) -> float | None:
         """The posterior probability of the behaviour of ``rule``; None if outside the space."""

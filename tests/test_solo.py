@@ -12,7 +12,7 @@ import pytest
 
 from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, clone
-from eleusis_lab.cards import Card, two_decks
+from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games import solo
 from eleusis_lab.games.solo import (
@@ -375,6 +375,31 @@ def test_bayes_agent_finds_a_simple_rule():
     agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
     record = play_solo("red(card)", agent, seed=0)
     assert record.success and record.score >= 20 and replay_solo(record) == []
+
+
+def test_bayes_agent_learns_from_a_wrong_declaration():
+    """Only red cards on the line: red(card) and same colour agree on every play seen."""
+    from agents.bayes import BayesAgent
+    from eleusis_lab.agent import Event, GameInfo, Observation
+
+    agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000, noise=1e-4)
+    starter = parse_cards("2H")[0]
+    agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
+    line = [starter]
+    for text, right in [("5D", True), ("8S", False), ("KH", True), ("3C", False)] * 3:
+        card = parse_cards(text)[0]
+        agent.observe(Event(0, card, 1, right, len(line) - 1))
+        line += [card] if right else []
+    obs = Observation("solo", 0, 1, tuple(parse_cards("4S 9C")), tuple(line), ((),), False)
+    assert agent.declare_rule(obs) == "red(card)"
+    # Asked again, the game went on: red(card) was wrong and leaves the posterior.
+    agent.declare_confidence = 0.99
+    second = agent.declare_rule(obs)
+    assert agent.identified_mass(parse("red(card)")) == 0
+    # Below the threshold, but no play can tell the rest apart (the line stays red):
+    # waiting cannot help, so the most probable is declared at once.
+    assert second == "color(card) == color(last)"
+    assert agent.identified_mass(parse(second)) < 0.99
 
 
 @pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)

@@ -1176,6 +1176,26 @@ class HypothesisSpace:
             return None
         return index
 
+    @functools.cached_property
+    def fewest_right(self) -> np.ndarray:
+        """For each hypothesis, the fewest faces it calls right in any context of the space.
+
+        Below 13 the hypothesis fails the quarter-of-the-deck test a dealer's rule must
+        pass (RULES.md section 1, item 8), in a context the space holds; the space does
+        not ask whether a game under the rule can reach that context.
+
+        >>> from eleusis_lab.rules import parse
+        >>> space = build_space("colours_suits", max_hypotheses=50, cache=False)
+        >>> fewest = space.fewest_right
+        >>> [int(fewest[space.index_of(parse(text))]) for text in ("false", "red(card)")]
+        [0, 26]
+        """
+        fewest = np.full(len(self), N_FACES, dtype=np.uint8)
+        for start in range(0, self.n_probes, N_FACES):
+            rows = np.unpackbits(self.table[start : start + N_FACES], axis=1, bitorder="little")
+            np.minimum(fewest, rows[:, : len(self)].sum(axis=0, dtype=np.uint8), out=fewest)
+        return fewest
+
     # -- formulas -------------------------------------------------------------------
 
     def node(self, hypothesis: int) -> Node:

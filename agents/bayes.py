@@ -107,7 +107,69 @@ def _entropy(p: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
-class BayesAgent(LearningAgent):
+def base_log_prior(space: HypothesisSpace, prior: str, unacceptable: float) -> np.ndarray:
+    """The normalised log prior of each hypothesis of ``space`` (see the module docstring).
+
+    >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
+    >>> [space.text(h) for h in range(3)]
+    ['true', 'false', 'red(card)']
+    >>> np.exp(base_log_prior(space, "uniform", 0.5)).round(2).tolist()  # false: x 0.5
+    [0.4, 0.2, 0.4]
+    """
+    if prior == "bits":
+        log_prior = np.asarray(space.log_prior, dtype=np.float64)
+    elif prior == "shortest":
+        log_prior = -np.asarray(space.bits) * math.log(2)
+    else:
+        log_prior = np.zeros(len(space))
+    if unacceptable < 1:
+        penalty = math.log(unacceptable) if unacceptable else -np.inf
+        fails = space.fewest_right < QUARTER_OF_THE_DECK
+        log_prior = np.where(fails, log_prior + penalty, log_prior)
+    return log_prior - np.logaddexp.reduce(log_prior)
+
+
+class SoloDeclaring:
+    """When a Bayesian agent declares in solo: a mixin over three methods of the agent.
+
+    ``_best()`` gives the most probable hypothesis (a key) and its probability, or
+    None; ``_refute(key)`` takes a hypothesis out of the posterior; ``_rule_text(key)``
+    writes it; ``_lookahead(context, hand)`` scores the cards of the hand in bits.
+    """
+
+    declare_confidence: float = 2 / 3
+
+    def declare_rule(self, obs: Observation) -> str | None:
+        """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
+
+        The game goes on only after a wrong declaration, so the hypothesis declared on
+        the turn before is refuted: it leaves the posterior, and the next one can rise.
+        When only red cards were ever on the main line, ``red(card)`` and
+        ``color(card) == color(last)`` agree on every play; the shorter is declared
+        first and, refuted, leaves the other.
+
+        Below 2/3 it still declares a hypothesis of probability at least 0.2 when no
+        card of the hand, nor the play it opens, is expected to tell 0.05 bits: waiting
+        would cost a point a turn and teach nothing.
+        """
+        declared = getattr(self, "declared_now_", None)  # (game, hypothesis) or None
+        if declared is not None and declared[0] is self.info_:
+            self._refute(declared[1])
+        self.declared_now_ = None
+        best = self._best()
+        if best is None or best[1] < _STALL_CONFIDENCE:
+            return None
+        if best[1] < self.declare_confidence:
+            # Waiting pays only if plays can still tell the hypotheses apart.
+            context = Context(obs.main_line, obs.last_play_right)
+            hand = list(obs.hand)
+            if not hand or self._lookahead(context, hand).max() >= _STALL_BITS:
+                return None
+        self.declared_now_ = (self.info_, best[0])
+        return self._rule_text(best[0])
+
+
+class BayesAgent(SoloDeclaring, LearningAgent):
     """Bayesian rule induction over an enumerated grammar (see the module docstring).
 
     Parameters
@@ -188,7 +250,6 @@ class BayesAgent(LearningAgent):
         self.n_right_ = 0
         self.fallback_loglik_ = 0.0
         self.refuted_: list[int] = []  # hypotheses declared in solo, and so wrong
-        self.declared_now_: int | None = None
         self._load_space()
 
     def _load_space(self) -> None:
@@ -197,19 +258,7 @@ class BayesAgent(LearningAgent):
         self.space_ = space
         n = len(space)
         padded = -(-n // 8) * 8
-        if self.prior == "bits":
-            log_prior = np.asarray(space.log_prior, dtype=np.float64)
-        elif self.prior == "shortest":
-            log_prior = -np.asarray(space.bits) * math.log(2)
-        else:
-            log_prior = np.zeros(n)
-        if self.unacceptable < 1:
-            with np.errstate(divide="ignore"):
-                penalty = math.log(self.unacceptable) if self.unacceptable else -np.inf
-            log_prior = np.where(
-                space.fewest_right < QUARTER_OF_THE_DECK, log_prior + penalty, log_prior
-            )
-        log_prior = log_prior - np.logaddexp.reduce(log_prior)
+        log_prior = base_log_prior(space, self.prior, self.unacceptable)
         if self.fallback > 0:
             log_prior += math.log1p(-self.fallback)
         self.log_prior_ = np.full(padded, -np.inf, dtype=np.float32)
@@ -500,34 +549,13 @@ class BayesAgent(LearningAgent):
         best = at if post.active is None else int(post.active[at])
         return best, float(post.weights[at]) / (post.total + post.fallback)
 
-    def declare_rule(self, obs: Observation) -> str | None:
-        """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
+    def _refute(self, hypothesis: int) -> None:
+        self.refuted_.append(hypothesis)
+        self.log_prior_[hypothesis] = -np.inf
+        self.posterior_cache_ = self.candidates_ = None
 
-        The game goes on only after a wrong declaration, so the hypothesis declared on
-        the turn before is refuted: it leaves the posterior, and the next one can rise.
-        When only red cards were ever on the main line, ``red(card)`` and
-        ``color(card) == color(last)`` agree on every play; the shorter is declared
-        first and, refuted, leaves the other.
-
-        Below 2/3 it still declares a hypothesis of probability at least 0.2 when no
-        card of the hand, nor the play it opens, is expected to tell 0.05 bits: waiting
-        would cost a point a turn and teach nothing.
-        """
-        if self.declared_now_ is not None:
-            self.refuted_.append(self.declared_now_)
-            self.log_prior_[self.declared_now_] = -np.inf
-            self.posterior_cache_ = self.candidates_ = self.declared_now_ = None
-        best = self._best()
-        if best is None or best[1] < _STALL_CONFIDENCE:
-            return None
-        if best[1] < self.declare_confidence:
-            # Waiting pays only if plays can still tell the hypotheses apart.
-            context = Context(obs.main_line, obs.last_play_right)
-            hand = list(obs.hand)
-            if not hand or self._lookahead(context, hand).max() >= _STALL_BITS:
-                return None
-        self.declared_now_ = best[0]
-        return self.space_.text(best[0])
+    def _rule_text(self, hypothesis: int) -> str:
+        return self.space_.text(hypothesis)
 
     def identified_mass(self, rule: Rule | str) -> float | None:
         """The posterior probability of the behaviour of ``rule``; None if outside the space."""

@@ -86,7 +86,8 @@ _PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
 _SLACK = 10.0  # how far the best may fall before the candidates are chosen again
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
 _STALL_CONFIDENCE = 0.2  # below 2/3, declare from here when plays can tell nothing more
-_STALL_BITS = 0.05  # "nothing more": the best card's lookahead score, in bits
+_STALL_GAIN = 0.02  # "nothing more": how much a play may raise the best probability
+_LEADERS = 256  # most probable hypotheses that tell whether a play can teach more
 
 
 class _Posterior:
@@ -130,11 +131,12 @@ def base_log_prior(space: HypothesisSpace, prior: str, unacceptable: float) -> n
 
 
 class SoloDeclaring:
-    """When a Bayesian agent declares in solo: a mixin over three methods of the agent.
+    """When a Bayesian agent declares in solo: a mixin over four methods of the agent.
 
     ``_best()`` gives the most probable hypothesis (a key) and its probability, or
     None; ``_refute(key)`` takes a hypothesis out of the posterior; ``_rule_text(key)``
-    writes it; ``_lookahead(context, hand)`` scores the cards of the hand in bits.
+    writes it; ``_leaders(context, faces)`` gives the probabilities of the most
+    probable hypotheses and, for each, whether it says each face is right.
     """
 
     declare_confidence: float = 2 / 3
@@ -149,8 +151,8 @@ class SoloDeclaring:
         first and, refuted, leaves the other.
 
         Below 2/3 it still declares a hypothesis of probability at least 0.2 when no
-        card of the hand, nor the play it opens, is expected to tell 0.05 bits: waiting
-        would cost a point a turn and teach nothing.
+        card of the hand can raise the probability of the best hypothesis after its
+        verdict by 0.02 on average: waiting would cost a point a turn and teach nothing.
         """
         declared = getattr(self, "declared_now_", None)  # (game, hypothesis) or None
         if declared is not None and declared[0] is self.info_:
@@ -159,14 +161,26 @@ class SoloDeclaring:
         best = self._best()
         if best is None or best[1] < _STALL_CONFIDENCE:
             return None
-        if best[1] < self.declare_confidence:
-            # Waiting pays only if plays can still tell the hypotheses apart.
-            context = Context(obs.main_line, obs.last_play_right)
-            hand = list(obs.hand)
-            if not hand or self._lookahead(context, hand).max() >= _STALL_BITS:
-                return None
+        if best[1] < self.declare_confidence and not self._stalled(obs, best[1]):
+            return None
         self.declared_now_ = (self.info_, best[0])
         return self._rule_text(best[0])
+
+    def _stalled(self, obs: Observation, best: float) -> bool:
+        """Whether no card of the hand is expected to raise the best probability."""
+        if not obs.hand:
+            return True
+        context = Context(obs.main_line, obs.last_play_right)
+        probabilities, said_right = self._leaders(context, [card.face for card in obs.hand])
+        if not len(probabilities):
+            return True
+        # The best probability after the verdict, on average: sum over the two verdicts
+        # of the largest joint probability of a hypothesis and that verdict. The mass
+        # outside the leaders might all be one hypothesis: it is counted in full.
+        joint = probabilities[:, None]
+        after = (joint * said_right).max(axis=0) + (joint * ~said_right).max(axis=0)
+        rest = max(0.0, 1.0 - float(probabilities.sum()))
+        return bool(after.max() + rest < best + _STALL_GAIN)
 
 
 class BayesAgent(SoloDeclaring, LearningAgent):
@@ -414,17 +428,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         elif policy == "mix":
             scores = (1 - self.mix) * p_right + self.mix * _entropy(p_right)
         elif policy == "lookahead":
-            scores = self._lookahead(context, hand, p_right)
+            scores = _entropy(p_right) + p_right * self._next_gain(context, hand)
         else:
             scores = self._thompson_scores(context, hand, p_right)
         best = np.flatnonzero(scores >= scores.max() - _TIE)
         return hand[int(best[self.rng_.integers(len(best))])]
-
-    def _lookahead(self, context: Context, hand: list[Card], p_right=None) -> np.ndarray:
-        """Bits each card's verdict is expected to tell, plus those of the play it opens."""
-        if p_right is None:
-            p_right = self._right_probabilities(context, [card.face for card in hand])
-        return _entropy(p_right) + p_right * self._next_gain(context, hand)
 
     def _next_gain(self, context: Context, hand: list[Card]) -> np.ndarray:
         """For each card, the mean information gain of a play after it, if it is right.
@@ -548,6 +556,23 @@ class BayesAgent(SoloDeclaring, LearningAgent):
             return None
         best = at if post.active is None else int(post.active[at])
         return best, float(post.weights[at]) / (post.total + post.fallback)
+
+    def _leaders(self, context: Context, faces) -> tuple[np.ndarray, np.ndarray]:
+        post = self._posterior()
+        index = self.space_.context_index(context)
+        k = min(_LEADERS, len(post.weights))
+        if index is None or not k:
+            return np.zeros(0), np.zeros((0, len(faces)), dtype=bool)
+        top = np.argpartition(-post.weights, k - 1)[:k]
+        hypotheses = top if post.active is None else post.active[top]
+        keep = hypotheses < len(self.space_)
+        hypotheses, top = hypotheses[keep], top[keep]
+        probes = index * N_FACES + np.asarray(faces)
+        said = (
+            self.space_.table[probes[None, :], hypotheses[:, None] >> 3]
+            >> (hypotheses[:, None] & 7)
+        ) & 1
+        return post.weights[top] / (post.total + post.fallback), said.astype(bool)
 
     def _refute(self, hypothesis: int) -> None:
         self.refuted_.append(hypothesis)

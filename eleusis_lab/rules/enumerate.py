@@ -1162,7 +1162,11 @@ class HypothesisSpace:
         """
         if not set(rule.slots) <= set(self.slots):
             return None
-        right = rule.evaluate_keys(self.slots, self.contexts).reshape(1, -1)
+        return self.index_of_verdicts(rule.evaluate_keys(self.slots, self.contexts))
+
+    def index_of_verdicts(self, right: np.ndarray) -> int | None:
+        """The hypothesis with these verdicts (shape (n_contexts, 52)), or None."""
+        right = np.asarray(right, dtype=bool).reshape(1, -1)
         packed = np.packbits(right, axis=1, bitorder="little")
         width = -(-self.n_probes // 64)
         packed = np.concatenate([packed, np.zeros((1, width * 8 - packed.shape[1]), np.uint8)], 1)

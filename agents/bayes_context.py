@@ -1,0 +1,604 @@
+"""A Bayesian agent whose rules may switch on the context: position, runs, the card
+two back, the previous verdict, or a feature of the last card.
+
+The hypotheses of `agents.bayes.BayesAgent` read the card and the last card. Many rules
+people choose also read the position of the card (``if odd(length) then red(card) else
+black(card)``), a run (``if run(color) < 3 then ...``), the card two back or the
+previous verdict. `ContextBayesAgent` conceives of such a rule as a *switch*, a feature
+of the context with a few values (`SWITCHES`: ``length mod 2``, ``run(color) >= 3``,
+``suit(last)`` ...), and one rule of the base space for each value:
+
+    if length mod 2 == 1 then red(card) else black(card)
+
+is the switch ``length mod 2`` with ``black(card)`` for 0 and ``red(card)`` for 1.
+
+The model
+---------
+- Prior: the switch ``none`` (one value: the base space alone) has probability
+  ``plain``; the other switches share the rest equally. Given a switch, the rule of
+  each value is drawn independently from the base prior
+  (`agents.bayes.base_log_prior`, quarter-of-the-deck test included).
+- Where a switch reads what is not there yet (the card two back on a one-card line,
+  the verdict before the first play), every card is right, as in the rule language.
+- Likelihood: a verdict disagrees with a hypothesis with probability ``noise``; a
+  "none of the above" hypothesis (prior ``fallback``) predicts the rate of right plays,
+  as in `BayesAgent`.
+
+Inference is exact. Given the switch, a play tells only about the rule of the value it
+was played under: the posterior is one base-space posterior per (switch, value) *cell*,
+kept as mismatch counts, and a switch's evidence is the product of its cells'.
+Predictions mix, over the switches, the cell that the context selects.
+
+Examples
+--------
+>>> from eleusis_lab.games.solo import play_solo
+>>> agent = ContextBayesAgent(grammar="colours_suits", max_hypotheses=2000)
+>>> record = play_solo("if odd(length) then red(card) else black(card)", agent, seed=1)
+>>> record.success, record.declarations[-1].text
+(True, 'if length mod 2 == 1 then red(card) else black(card)')
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.bayes import PRIORS, SoloDeclaring, _entropy, base_log_prior
+from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
+from eleusis_lab.rules import Context
+from eleusis_lab.rules.enumerate import Grammar, build_space, get_grammar
+
+__all__ = ["SWITCHES", "ContextBayesAgent", "Switch"]
+
+_TIE = 1e-6  # scores this close are a tie, broken with the game's generator
+_LIVE = 1e-6  # switches below this posterior are left out of predictions
+_LEADING = 1e-3  # switches below this are left out of the lookahead and the proposals
+_LOOKAHEAD = 128  # most probable hypotheses per cell the lookahead conditions on
+_ALTERNATIVES = 4  # runner-up rules per cell tried when the best ones were refuted
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A feature of the context with a few values, each named by a rule condition.
+
+    ``value(context)`` is the value's index into ``conditions``, or None where the
+    feature reads a card or verdict that is not there yet. ``reads`` names what it
+    reads: ``"last"`` (then a switched rule is also a rule of the base space),
+    ``"length"``, ``"run"``, ``"prev"``, ``"outcome"``, or ``""`` (the switch ``none``).
+    """
+
+    name: str
+    conditions: tuple[str, ...]
+    value: Callable[[Context], int | None]
+    reads: str = "last"
+
+
+def _last(context: Context, feature: str) -> int | None:
+    line = context.main_line
+    return int(FEATURES[feature][line[-1].face]) if line else None
+
+
+def _length(k: int) -> Switch:
+    conditions = tuple(f"length mod {k} == {j}" for j in range(k))
+    return Switch(f"length mod {k}", conditions, lambda c: len(c.main_line) % k, "length")
+
+
+def _run(feature: str, n: int) -> Switch:
+    conditions = (f"run({feature}) < {n}", f"run({feature}) >= {n}")
+    return Switch(f"run({feature}) >= {n}", conditions, lambda c: int(c.run(feature) >= n), "run")
+
+
+def _two_back(feature: str) -> Switch:
+    values = FEATURES[feature]
+
+    def same(context: Context) -> int | None:
+        line = context.main_line
+        return int(values[line[-2].face] == values[line[-1].face]) if len(line) >= 2 else None
+
+    same_text = f"{feature}(prev) == {feature}(last)"
+    return Switch(same_text, (f"{feature}(prev) != {feature}(last)", same_text), same, "prev")
+
+
+def _last_predicate(name: str, feature: str, negation: str) -> Switch:
+    return Switch(
+        f"{name}(last)", (f"{negation}(last)", f"{name}(last)"), lambda c: _last(c, feature)
+    )
+
+
+def _rank_mod(k: int) -> Switch:
+    def value(context: Context) -> int | None:
+        rank = _last(context, "rank")
+        return None if rank is None else rank % k
+
+    conditions = tuple(f"rank(last) mod {k} == {j}" for j in range(k))
+    return Switch(f"rank(last) mod {k}", conditions, value)
+
+
+def _verdict(context: Context) -> int | None:
+    return None if context.last_play_right is None else int(context.last_play_right)
+
+
+def _parity_and_colour(context: Context) -> int | None:
+    odd, red = _last(context, "parity"), _last(context, "color")
+    return None if odd is None else 2 * odd + red
+
+
+#: The switches the agent knows, the trivial one first: every feature of the context
+#: the rule language reads that takes at most four values.
+SWITCHES: tuple[Switch, ...] = (
+    Switch("none", ("true",), lambda c: 0, ""),
+    *(_length(k) for k in (2, 3, 4)),
+    *(_run(feature, n) for feature in FEATURES for n in (2, 3)),
+    *(_two_back(feature) for feature in FEATURES),
+    Switch("last_play_right", ("not last_play_right", "last_play_right"), _verdict, "outcome"),
+    _last_predicate("red", "color", "black"),
+    _last_predicate("odd", "parity", "even"),
+    _last_predicate("high", "high", "low"),
+    _last_predicate("face", "face", "number"),
+    _last_predicate("prime", "prime", "not prime"),
+    Switch(
+        "suit(last)",
+        tuple(f"suit(last) == {s}" for s in ("clubs", "diamonds", "hearts", "spades")),
+        lambda c: _last(c, "suit"),
+    ),
+    _rank_mod(3),
+    _rank_mod(4),
+    Switch(
+        "odd(last), red(last)",
+        tuple(f"{p}(last) and {c}(last)" for p in ("even", "odd") for c in ("black", "red")),
+        _parity_and_colour,
+    ),
+)
+
+
+class ContextBayesAgent(SoloDeclaring, LearningAgent):
+    """Bayesian rule induction over switched rules (see the module docstring).
+
+    Parameters
+    ----------
+    grammar : str or Grammar
+        The grammar of the base space (rules of the card and the last card).
+    max_hypotheses : int
+        Hypotheses of the base space, most probable first.
+    noise : float
+        Probability that a verdict disagrees with the true hypothesis, in (0, 0.5).
+    fallback : float
+        Prior probability that the rule is none of the hypotheses, in [0, 1) (see
+        `BayesAgent`).
+    plain : float
+        Prior probability of the switch ``none`` (a rule of the base space), in (0, 1).
+    switches : tuple of str or None
+        Names of the `SWITCHES` to consider besides ``none``; None for all.
+    policy : {"auto", "greedy", "lookahead"}
+        ``"lookahead"``: the card whose verdict, and the play it opens, tell most
+        about the rule (as `BayesAgent`'s); ``"greedy"``: the card most probably right;
+        ``"auto"``: lookahead in solo, greedy elsewhere.
+    prior : {"bits", "shortest", "uniform"}
+        The prior over the base space (see `BayesAgent`).
+    unacceptable : float
+        Factor on the prior of base rules that fail the quarter-of-the-deck test.
+
+    Attributes
+    ----------
+    space_ : HypothesisSpace
+        The base space (shared and cached; never pickled).
+    switches_ : tuple of Switch
+    history_ : list of (int, tuple, bool)
+        Each play seen: its probe in the base space (-1 outside it), the value of
+        every switch, and its verdict.
+    """
+
+    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
+
+    def __init__(
+        self,
+        grammar: str | Grammar = "standard",
+        max_hypotheses: int = 100_000,
+        noise: float = 0.005,
+        fallback: float = 0.01,
+        plain: float = 0.5,
+        switches: tuple[str, ...] | None = None,
+        policy: str = "auto",
+        prior: str = "bits",
+        unacceptable: float = 1e-3,
+    ):
+        self.grammar = grammar
+        self.max_hypotheses = max_hypotheses
+        self.noise = noise
+        self.fallback = fallback
+        self.plain = plain
+        self.switches = switches
+        self.policy = policy
+        self.prior = prior
+        self.unacceptable = unacceptable
+
+    # -- set-up -----------------------------------------------------------------------
+
+    def _check_params(self) -> None:
+        get_grammar(self.grammar)  # raises on an unknown preset
+        if not 0 < self.noise < 0.5:
+            raise ValueError(f"noise must be in (0, 0.5), got {self.noise!r}")
+        if not 0 <= self.fallback < 1:
+            raise ValueError(f"fallback must be in [0, 1), got {self.fallback!r}")
+        if not 0 < self.plain < 1:
+            raise ValueError(f"plain must be in (0, 1), got {self.plain!r}")
+        if self.policy not in ("auto", "greedy", "lookahead"):
+            raise ValueError(f"policy must be auto, greedy or lookahead, got {self.policy!r}")
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {self.prior!r}")
+        if not 0 <= self.unacceptable <= 1:
+            raise ValueError(f"unacceptable must be in [0, 1], got {self.unacceptable!r}")
+        known = [s.name for s in SWITCHES[1:]]
+        unknown = [name for name in self.switches or () if name not in known]
+        if unknown:
+            raise ValueError(f"unknown switches {unknown!r}; known: {', '.join(known)}")
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self._check_params()
+        self.switches_ = self._chosen_switches()
+        self.history_: list[tuple[int, tuple, bool]] = []
+        self.refuted_: list[tuple] = []  # hypotheses declared in solo, and so wrong
+        self._load_space()
+
+    def _chosen_switches(self) -> tuple[Switch, ...]:
+        chosen = [s for s in SWITCHES[1:] if self.switches is None or s.name in self.switches]
+        return (SWITCHES[0], *chosen)
+
+    def _load_space(self) -> None:
+        """Attach the (cached) base space and rebuild the counts from ``history_``."""
+        self.space_ = space = build_space(self.grammar, self.max_hypotheses)
+        self.log_prior_ = base_log_prior(space, self.prior, self.unacceptable).astype(np.float32)
+        sizes = [len(s.conditions) for s in self.switches_]
+        self.first_cell_ = np.cumsum([0, *sizes[:-1]])
+        n_cells = sum(sizes)
+        self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint16)
+        self.fixed_mismatches_ = np.zeros(len(sizes), dtype=np.int64)
+        self.seen_ = np.zeros(n_cells, dtype=np.int64)
+        rest = (1 - self.plain) / max(len(sizes) - 1, 1)
+        switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
+        self.switch_log_prior_ = np.log(switch_prior)
+        self.plays_ = self.rights_ = 0
+        self.fallback_loglik_ = 0.0  # the fallback's (Laplace) predictions of the verdicts
+        self.cells_ = {}  # cell -> (log evidence, posterior), computed when needed
+        self.tops_ = {}  # (cell, k) -> the k most probable rules of the cell, best first
+        self.behaviours_ = None  # `_behaviours`, until the next play or refutation
+        self.canonical_ = {}  # switched key -> plain key of the same behaviour
+        for probe, values, right in self.history_:
+            self._count(probe, values, right)
+
+    def _ensure(self) -> None:
+        if getattr(self, "space_", None) is None:
+            self._load_space()
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for name in ("space_", "log_prior_", "mismatches_", "switches_"):
+            state.pop(name, None)
+        for name in ("cells_", "tops_", "behaviours_", "canonical_"):  # caches
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.space_ = None  # rebuilt on first use, from the in-process or disk cache
+        if "history_" in state:  # switches hold functions: chosen again by name
+            self.switches_ = self._chosen_switches()
+
+    # -- learning -----------------------------------------------------------------------
+
+    def _values(self, context: Context) -> tuple:
+        return tuple(switch.value(context) for switch in self.switches_)
+
+    def _probe(self, context: Context, face: int) -> int:
+        index = self.space_.context_index(context)
+        return -1 if index is None else index * N_FACES + face
+
+    def _count(self, probe: int, values: tuple, right: bool) -> None:
+        rate = (self.rights_ + 1) / (self.plays_ + 2)  # before it sees this verdict
+        self.fallback_loglik_ += math.log(rate if right else 1 - rate)
+        self.plays_ += 1
+        self.rights_ += right
+        said_right = None
+        if probe >= 0:
+            said_right = np.unpackbits(self.space_.table[probe], bitorder="little")[
+                : len(self.space_)
+            ]
+        for s, value in enumerate(values):
+            if value is None:  # the switch reads what is not there: every card is right
+                self.fixed_mismatches_[s] += not right
+            elif said_right is not None:
+                cell = self.first_cell_[s] + value
+                self.mismatches_[cell] += said_right != right
+                self.seen_[cell] += 1
+                self.cells_.pop(cell, None)
+                self.tops_.pop((cell, _ALTERNATIVES), None)
+                self.tops_.pop((cell, _LOOKAHEAD), None)
+        self.behaviours_ = None
+
+    def learn(self, context: Context, card: Card, right: bool) -> None:
+        self._ensure()
+        entry = (self._probe(context, card.face), self._values(context), bool(right))
+        self.history_.append(entry)
+        self._count(*entry)
+
+    # -- the posterior --------------------------------------------------------------------
+
+    @property
+    def _log_odds(self) -> float:
+        return math.log(self.noise) - math.log1p(-self.noise)
+
+    def _cell(self, cell: int) -> tuple[float, np.ndarray]:
+        """A cell's log evidence and posterior over the base space."""
+        if cell not in self.cells_:
+            if self.seen_[cell] == 0:
+                self.cells_[cell] = (0.0, np.exp(self.log_prior_))
+            else:
+                logw = self.mismatches_[cell].astype(np.float32) * np.float32(self._log_odds)
+                logw += self.log_prior_
+                top = float(logw.max())
+                weights = np.exp(logw - np.float32(top))
+                total = float(weights.sum(dtype=np.float64))
+                self.cells_[cell] = (top + math.log(total), weights / np.float32(total))
+        return self.cells_[cell]
+
+    def _top(self, cell: int, k: int) -> np.ndarray:
+        """The ``k`` most probable rules of a cell, most probable first."""
+        key = (cell if self.seen_[cell] else -1, k)  # cells not played in hold the prior
+        if key not in self.tops_:
+            posterior = self._cell(cell)[1]
+            top = np.argpartition(-posterior, k - 1)[:k]
+            self.tops_[key] = top[np.argsort(-posterior[top], kind="stable")]
+        return self.tops_[key]
+
+    def _switch_posterior(self) -> tuple[np.ndarray, float]:
+        """The posterior probability of each switch, and of none of the hypotheses."""
+        log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * self._log_odds
+        for s, switch in enumerate(self.switches_):
+            first = self.first_cell_[s]
+            for cell in range(first, first + len(switch.conditions)):
+                if self.seen_[cell]:
+                    log_evidence[s] += self._cell(cell)[0]
+        # The switches' evidence leaves out the (1 - noise) of every play: so does this.
+        fallback = -math.inf
+        if self.fallback > 0:
+            shared = self.plays_ * math.log1p(-self.noise)
+            fallback = math.log(self.fallback) + self.fallback_loglik_ - shared
+        top = max(log_evidence.max(), fallback)
+        weights, rest = np.exp(log_evidence - top), math.exp(fallback - top)
+        total = weights.sum() + rest
+        return weights / total, rest / total
+
+    # -- predicting -----------------------------------------------------------------------
+
+    def _right_probabilities(self, context: Context, faces) -> np.ndarray:
+        """P(right) of each face in ``context``, mixed over the switches."""
+        self._ensure()
+        faces = np.asarray(faces, dtype=np.int64)
+        weights, fallback = self._switch_posterior()
+        values = self._values(context)
+        live = np.flatnonzero(weights > _LIVE)
+        fixed = [s for s in live if values[s] is None]  # every card is right there
+        switched = [s for s in live if values[s] is not None]
+        rate = (self.rights_ + 1) / (self.plays_ + 2)
+        mixed = np.full(len(faces), weights[fixed].sum() * (1 - self.noise) + fallback * rate)
+        index = self.space_.context_index(context)
+        if index is None or not switched:  # no last card: the base rules cannot tell
+            return mixed + 0.5 * weights[switched].sum()
+        rows = np.unpackbits(self.space_.table[index * N_FACES + faces], axis=1, bitorder="little")
+        posteriors = np.stack([self._cell(self.first_cell_[s] + values[s])[1] for s in switched], 1)
+        said = np.clip(rows[:, : len(self.space_)].astype(np.float32) @ posteriors, 0.0, 1.0)
+        right = (1 - self.noise) * said + self.noise * (1 - said)
+        return mixed + right @ weights[switched]
+
+    def predict_faces(self, context: Context) -> np.ndarray:
+        """Probability that each of the 52 faces is right in ``context``."""
+        return self._right_probabilities(context, np.arange(N_FACES))
+
+    def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
+        """Probability that each of ``cards`` is right now."""
+        context = Context(obs.main_line, obs.last_play_right)
+        return self._right_probabilities(context, [card.face for card in cards])
+
+    def choose_play(self, obs: Observation) -> Card:
+        hand = list(obs.hand)
+        context = Context(obs.main_line, obs.last_play_right)
+        p_right = self._right_probabilities(context, [card.face for card in hand])
+        lookahead = self.policy == "lookahead" or (
+            self.policy == "auto" and self.info_.game == "solo"
+        )
+        scores = self._lookahead(context, hand, p_right) if lookahead else p_right
+        best = np.flatnonzero(scores >= scores.max() - _TIE)
+        return hand[int(best[self.rng_.integers(len(best))])]
+
+    def _lookahead(self, context: Context, hand: list[Card], p_right=None) -> np.ndarray:
+        """Bits each card's verdict is expected to tell, plus those of the play it opens.
+
+        As `BayesAgent`'s lookahead policy, on the ``_LOOKAHEAD`` most probable
+        hypotheses of each cell: a right card conditions the cell it was played under
+        and the switch posterior, then opens a context whose plays are scored by the
+        mean entropy of their verdicts.
+        """
+        self._ensure()
+        if p_right is None:
+            p_right = self._right_probabilities(context, [card.face for card in hand])
+        gain = np.zeros(len(hand))
+        index = self.space_.context_index(context)
+        weights = self._switch_posterior()[0]
+        live = np.flatnonzero(weights > _LEADING)
+        if index is None:
+            return _entropy(p_right)
+        values = self._values(context)
+        tops = {}
+        for s in live:
+            first = self.first_cell_[s]
+            for cell in range(first, first + len(self.switches_[s].conditions)):
+                tops[cell] = self._top(cell, min(_LOOKAHEAD, len(self.space_)))
+        hypotheses = np.unique(np.concatenate(list(tops.values())))
+        byte, shift = hypotheses >> 3, (hypotheses & 7).astype(np.uint8)
+        posteriors = {cell: self._cell(cell)[1][hypotheses] for cell in tops}
+        table, faces = self.space_.table, np.arange(N_FACES)
+        for i, card in enumerate(hand):
+            now = ((table[index * N_FACES + card.face, byte] >> shift) & 1).astype(np.float32)
+            after_context = Context((*context.main_line, card), True)
+            after = self.space_.context_index(after_context)
+            if after is None:
+                continue
+            after_values = self._values(after_context)
+            columns, mixed, fixed = [], [], 0.0
+            for s in live:
+                cell_now = None if values[s] is None else self.first_cell_[s] + values[s]
+                p_now = 1.0
+                if cell_now is not None:
+                    p_now = float(posteriors[cell_now] @ now / posteriors[cell_now].sum())
+                w = weights[s] * p_now  # the switch's weight once the card is right
+                if after_values[s] is None:
+                    fixed += w
+                    continue
+                cell_after = self.first_cell_[s] + after_values[s]
+                column = posteriors[cell_after]
+                if cell_after == cell_now:
+                    column = column * now
+                total = column.sum()
+                if total > 0:
+                    columns.append(column / total)
+                    mixed.append(w)
+            if not columns:
+                continue
+            nexts = (table[after * N_FACES + faces[:, None], byte] >> shift) & 1
+            said = nexts.astype(np.float32) @ np.stack(columns, axis=1)
+            p_next = (said @ np.array(mixed) + fixed) / (sum(mixed) + fixed)
+            playable = faces != card.face  # the card just played is on the line
+            if context.main_line:
+                playable &= faces != context.main_line[-1].face
+            gain[i] = _entropy(p_next[playable]).mean()
+        return _entropy(p_right) + p_right * gain
+
+    # -- what the agent believes --------------------------------------------------------
+
+    def _candidates(self, weights: np.ndarray) -> dict[tuple, float]:
+        """The most probable hypotheses of each live switch and their probabilities.
+
+        A key is ``(switch, rules)``, one base hypothesis per value; a switched rule
+        with the same rule for every value is the plain rule, ``(0, (rule,))``.
+        Besides each switch's best rules, the runner-ups of each cell are tried, so
+        that refuted hypotheses leave others in their place.
+        """
+        found = set()
+        for s in np.flatnonzero(weights > _LEADING):
+            first = self.first_cell_[s]
+            cells = range(first, first + len(self.switches_[s].conditions))
+            runners = [self._top(cell, min(_ALTERNATIVES, len(self.space_))) for cell in cells]
+            best = [int(r[0]) for r in runners]
+            for v, r in enumerate(runners):
+                for rule in r:
+                    rules = [*best[:v], int(rule), *best[v + 1 :]]
+                    found.add((0, (rules[0],)) if len(set(rules)) == 1 else (int(s), tuple(rules)))
+        return {key: self._probability(key, weights) for key in found}
+
+    def _probability(self, key: tuple, weights: np.ndarray) -> float:
+        """Posterior probability of a key (for a plain rule: under every switch)."""
+        s, rules = key
+        if s != 0:
+            return float(weights[s] * self._product(s, rules))
+        total = 0.0
+        for t in np.flatnonzero(weights > _LIVE):
+            total += weights[t] * self._product(t, rules * len(self.switches_[t].conditions))
+        return float(total)
+
+    def _product(self, s: int, rules: tuple) -> float:
+        first = self.first_cell_[s]
+        return math.prod(float(self._cell(first + v)[1][h]) for v, h in enumerate(rules))
+
+    def _canonical(self, key: tuple) -> tuple:
+        """The plain key of a rule switched on the last card, when the base space has it.
+
+        ``if red(last) then black(card) else red(card)`` is ``color(card) !=
+        color(last)``: one behaviour, whose probability is the sum of both keys'.
+        """
+        s, rules = key
+        if s == 0 or self.switches_[s].reads != "last" or self.space_.slots != ("last",):
+            return key
+        if key not in self.canonical_:
+            last = self.space_.contexts[:, 0]
+            values = np.array([self.switches_[s].value(Context((face_card(f),))) for f in last])
+            verdicts = np.stack([self.space_.verdicts(h) for h in rules])
+            index = self.space_.index_of_verdicts(verdicts[values, np.arange(len(values))])
+            self.canonical_[key] = key if index is None else (0, (index,))
+        return self.canonical_[key]
+
+    def _behaviours(self) -> dict[tuple, tuple[float, tuple]]:
+        """The candidate behaviours not refuted: key -> (probability, one of its keys)."""
+        if self.behaviours_ is None:
+            self.behaviours_ = self._merge_behaviours()
+        return self.behaviours_
+
+    def _merge_behaviours(self) -> dict[tuple, tuple[float, tuple]]:
+        weights = self._switch_posterior()[0]
+        candidates = self._candidates(weights)
+        merged: dict[tuple, tuple[float, tuple]] = {}
+        for key, probability in candidates.items():
+            behaviour = self._canonical(key)
+            total, shown = merged.get(behaviour, (0.0, behaviour))
+            merged[behaviour] = (total + probability, shown)
+        for behaviour in merged.keys() - candidates.keys():  # met only through a switch
+            total, shown = merged[behaviour]
+            merged[behaviour] = (total + self._probability(behaviour, weights), shown)
+        refuted = 0.0
+        for key in self.refuted_:
+            refuted += merged.pop(key, (self._probability(key, weights),))[0]
+        scale = 1 / max(1 - refuted, 1e-12)
+        return {key: (min(p * scale, 1.0), shown) for key, (p, shown) in merged.items()}
+
+    def _best(self) -> tuple[tuple, float] | None:
+        if not hasattr(self, "history_"):
+            return None
+        self._ensure()
+        behaviours = self._behaviours()
+        if not behaviours:
+            return None
+        key = max(behaviours, key=lambda k: (behaviours[k][0], -len(k[1])))
+        return key, behaviours[key][0]
+
+    def _leaders(self, context: Context, faces) -> tuple[np.ndarray, np.ndarray]:
+        behaviours = self._behaviours()
+        index = self.space_.context_index(context)
+        if index is None:
+            return np.zeros(0), np.zeros((0, len(faces)), dtype=bool)
+        probes = index * N_FACES + np.asarray(faces)
+        values = self._values(context)
+        probabilities, said = [], []
+        for probability, (s, rules) in behaviours.values():
+            probabilities.append(probability)
+            if values[s] is None:
+                said.append(np.ones(len(faces), dtype=bool))
+            else:
+                h = rules[values[s]]
+                said.append(((self.space_.table[probes, h >> 3] >> (h & 7)) & 1).astype(bool))
+        return np.array(probabilities), np.array(said).reshape(len(said), len(faces))
+
+    def _refute(self, key: tuple) -> None:
+        self.refuted_.append(key)
+        self.behaviours_ = None
+
+    def _rule_text(self, key: tuple) -> str:
+        """Rule text of a hypothesis: the most common rule is the ``else``."""
+        s, rules = key
+        texts = [self.space_.text(h) for h in rules]
+        default = Counter(texts).most_common(1)[0][0]
+        branches = [
+            f"if {condition} then {text} else "
+            for condition, text in zip(self.switches_[s].conditions, texts, strict=True)
+            if text != default
+        ]
+        return "".join(branches) + default
+
+    def propose_rule(self) -> tuple[str, float] | None:
+        """The most probable hypothesis as rule text, and its posterior probability."""
+        best = self._best()
+        return None if best is None else (self._rule_text(best[0]), best[1])

@@ -88,6 +88,6 @@ def test_the_study_script_runs_a_spec_and_prints_its_leaderboard(tmp_path, capsy
     loaded.loader.exec_module(script)
     table = script.main(["agent_leaderboard", "--games", "1", "--out", str(tmp_path)])
     printed = capsys.readouterr().out
-    assert len(table) == 5
-    for agent in ("random", "oracle", "tree", "bayes", "sklearn"):
+    assert len(table) == 6
+    for agent in ("random", "oracle", "tree", "bayes", "bayes-context", "sklearn"):
         assert agent in printed

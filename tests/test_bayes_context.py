@@ -1,0 +1,140 @@
+"""The switching Bayesian agent: exact posterior, switch conditions, declarations."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from test_bayes import TINY
+
+from agents.bayes_context import SWITCHES, ContextBayesAgent
+from eleusis_lab.agent import Event, GameInfo
+from eleusis_lab.cards import parse_card, two_decks
+from eleusis_lab.games.solo import play_solo, replay_solo
+from eleusis_lab.rules import Context, parse
+from eleusis_lab.rules.enumerate import build_space
+
+STARTER = parse_card("7S")
+
+
+def started(agent: ContextBayesAgent, game: str = "classic") -> ContextBayesAgent:
+    agent.start_game(GameInfo(game, 0, 2, (), STARTER), np.random.default_rng(0))
+    return agent
+
+
+def play(agent: ContextBayesAgent, card: str, right: bool) -> None:
+    agent.observe(Event(1, parse_card(card), 1, right, len(agent.line_) - 1))
+
+
+def test_posterior_equals_one_computed_hypothesis_by_hypothesis():
+    """Six base rules, the switch length mod 2: 6 plain hypotheses and 36 switched."""
+    noise = 0.1
+    agent = started(ContextBayesAgent(TINY, 6, noise=noise, fallback=0, switches=("length mod 2",)))
+    plays = [("QH", True), ("2C", False), ("KS", True), ("9D", True), ("JD", False)]
+    for card, right in plays:
+        play(agent, card, right)
+
+    space = build_space(TINY, 6, cache=False)
+    rules = [space.rule(i) for i in range(len(space))]
+    prior = np.exp(space.log_prior)
+    prior[[space.index_of(parse(t)) for t in ("false", "face(card)")]] *= 1e-3  # < 13 right
+    prior /= prior.sum()
+    # (switched?, rule for even lengths, rule for odd lengths)
+    hypotheses = [(False, k, k) for k in range(6)] + [
+        (True, a, b) for a, b in itertools.product(range(6), repeat=2)
+    ]
+    weights = np.array(
+        [
+            0.5 * prior[a] if not switched else 0.5 * prior[a] * prior[b]
+            for switched, a, b in hypotheses
+        ]
+    )
+    line = [STARTER]
+    for card, right in plays:
+        context = Context(tuple(line))
+        for i, (_, a, b) in enumerate(hypotheses):
+            says = rules[(a, b)[len(line) % 2]].accepts(parse_card(card), context)
+            weights[i] *= 1 - noise if says == right else noise
+        line += [parse_card(card)] if right else []
+    weights /= weights.sum()
+
+    context = Context(tuple(line))
+    expected = np.zeros(52)
+    for w, (_, a, b) in zip(weights, hypotheses, strict=True):
+        says = np.array(
+            [rules[(a, b)[len(line) % 2]].accepts(c, context) for c in two_decks()[:52]]
+        )
+        expected += w * np.where(says, 1 - noise, noise)
+    faces = [c.face for c in two_decks()[:52]]
+    assert agent.predict_faces(context)[faces] == pytest.approx(expected, rel=1e-5)
+
+    # The proposal is the most probable behaviour: a switched rule with the same rule
+    # for both lengths is that plain rule.
+    behaviours: dict[tuple, float] = {}
+    for w, (_, a, b) in zip(weights, hypotheses, strict=True):
+        behaviours[(a,) if a == b else (a, b)] = behaviours.get((a,) if a == b else (a, b), 0) + w
+    best = max(behaviours, key=behaviours.get)
+    text, probability = agent.propose_rule()
+    assert probability == pytest.approx(behaviours[best], rel=1e-4)
+    if len(best) == 1:
+        assert text == space.text(best[0])
+    else:
+        assert text.startswith("if length mod 2 == ")
+
+
+def random_contexts(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    deck = two_decks()
+    for _ in range(n):
+        length = int(rng.integers(0, 6))
+        line = tuple(deck[i] for i in rng.choice(len(deck), length, replace=False))
+        yield Context(line, [None, True, False][int(rng.integers(3))] if line else None)
+
+
+@pytest.mark.parametrize("switch", SWITCHES[1:], ids=lambda s: s.name)
+def test_each_switch_value_is_the_one_condition_that_holds(switch):
+    """The conditions, read by the rule language, agree with the switch's own value."""
+    card = parse_card("5C")
+    conditions = [parse(f"if {c} then true else false") for c in switch.conditions]
+    for context in random_contexts(200):
+        if not context.main_line and switch.reads == "last":
+            continue  # no last card: rules judge the starter on their own terms
+        value = switch.value(context)
+        holds = [rule.accepts(card, context) for rule in conditions]
+        if value is None:  # reads what is not there: every condition is undefined, so right
+            assert all(holds), context.describe()
+        else:
+            assert holds == [v == value for v in range(len(conditions))], context.describe()
+
+
+def test_a_rule_switched_on_the_last_card_is_the_plain_rule():
+    agent = started(ContextBayesAgent("colours_suits", 2000))
+    space, red_last = agent.space_, [s.name for s in agent.switches_].index("red(last)")
+    red, black = (space.index_of(parse(t)) for t in ("red(card)", "black(card)"))
+    plain = agent._canonical((red_last, (red, black)))  # black last: red; red last: black
+    assert plain == (0, (space.index_of(parse("color(card) != color(last)")),))
+    length = [s.name for s in agent.switches_].index("length mod 2")
+    assert agent._canonical((length, (red, black))) == (length, (red, black))
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "if last_play_right then red(card) else black(card)",
+        "if odd(length) then red(card) else black(card)",
+        "if color(last) == color(prev) then color(card) != color(last) else true",
+    ],
+)
+def test_solo_finds_rules_the_plain_agent_cannot_conceive(rule):
+    record = play_solo(rule, ContextBayesAgent("colours_suits", 2000), seed=0)
+    assert record.success and replay_solo(record) == []
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"noise": 0.6}, {"fallback": 1}, {"plain": 0}, {"policy": "mix"}, {"switches": ("length",)}],
+)
+def test_bad_parameters_are_refused(params):
+    with pytest.raises(ValueError, match=next(iter(params))):
+        started(ContextBayesAgent("colours_suits", 200, **params))

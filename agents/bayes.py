@@ -108,6 +108,19 @@ def _entropy(p: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
+def check_model_params(agent) -> None:
+    """Check the parameters of the model a Bayesian agent shares with `BayesAgent`."""
+    get_grammar(agent.grammar)  # raises on an unknown preset
+    if not 0 < agent.noise < 0.5:
+        raise ValueError(f"noise must be in (0, 0.5), got {agent.noise!r}")
+    if not 0 <= agent.fallback < 1:
+        raise ValueError(f"fallback must be in [0, 1), got {agent.fallback!r}")
+    if agent.prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {agent.prior!r}")
+    if not 0 <= agent.unacceptable <= 1:
+        raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
+
+
 def base_log_prior(space: HypothesisSpace, prior: str, unacceptable: float) -> np.ndarray:
     """The normalised log prior of each hypothesis of ``space`` (see the module docstring).
 
@@ -242,19 +255,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     # -- set-up -----------------------------------------------------------------------
 
     def _check_params(self) -> None:
-        get_grammar(self.grammar)  # raises on an unknown preset
-        if not 0 < self.noise < 0.5:
-            raise ValueError(f"noise must be in (0, 0.5), got {self.noise!r}")
-        if not 0 <= self.fallback < 1:
-            raise ValueError(f"fallback must be in [0, 1), got {self.fallback!r}")
+        check_model_params(self)
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         if not 0 <= self.mix <= 1:
             raise ValueError(f"mix must be in [0, 1], got {self.mix!r}")
-        if not 0 <= self.unacceptable <= 1:
-            raise ValueError(f"unacceptable must be in [0, 1], got {self.unacceptable!r}")
-        if self.prior not in PRIORS:
-            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {self.prior!r}")
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)

@@ -47,11 +47,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.bayes import PRIORS, SoloDeclaring, _entropy, base_log_prior
+from agents.bayes import SoloDeclaring, _entropy, base_log_prior, check_model_params
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context
-from eleusis_lab.rules.enumerate import Grammar, build_space, get_grammar
+from eleusis_lab.rules.enumerate import Grammar, build_space
 
 __all__ = ["SWITCHES", "ContextBayesAgent", "Switch"]
 
@@ -128,8 +128,9 @@ def _parity_and_colour(context: Context) -> int | None:
     return None if odd is None else 2 * odd + red
 
 
-#: The switches the agent knows, the trivial one first: every feature of the context
-#: the rule language reads that takes at most four values.
+#: The switches the agent knows, the trivial one first: features of the context with
+#: at most four values, from what the rule language reads: the position, runs, the
+#: card two back against the last one, the previous verdict and the last card.
 SWITCHES: tuple[Switch, ...] = (
     Switch("none", ("true",), lambda c: 0, ""),
     *(_length(k) for k in (2, 3, 4)),
@@ -220,19 +221,11 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     # -- set-up -----------------------------------------------------------------------
 
     def _check_params(self) -> None:
-        get_grammar(self.grammar)  # raises on an unknown preset
-        if not 0 < self.noise < 0.5:
-            raise ValueError(f"noise must be in (0, 0.5), got {self.noise!r}")
-        if not 0 <= self.fallback < 1:
-            raise ValueError(f"fallback must be in [0, 1), got {self.fallback!r}")
+        check_model_params(self)
         if not 0 < self.plain < 1:
             raise ValueError(f"plain must be in (0, 1), got {self.plain!r}")
         if self.policy not in ("auto", "greedy", "lookahead"):
             raise ValueError(f"policy must be auto, greedy or lookahead, got {self.policy!r}")
-        if self.prior not in PRIORS:
-            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {self.prior!r}")
-        if not 0 <= self.unacceptable <= 1:
-            raise ValueError(f"unacceptable must be in [0, 1], got {self.unacceptable!r}")
         known = [s.name for s in SWITCHES[1:]]
         unknown = [name for name in self.switches or () if name not in known]
         if unknown:

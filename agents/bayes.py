@@ -152,8 +152,6 @@ class SoloDeclaring:
     probable hypotheses and, for each, whether it says each face is right.
     """
 
-    declare_confidence: float = 2 / 3
-
     def declare_rule(self, obs: Observation) -> str | None:
         """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
 

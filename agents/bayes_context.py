@@ -383,11 +383,16 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         index = self.space_.context_index(context)
         if index is None or not switched:  # no last card: the base rules cannot tell
             return mixed + 0.5 * weights[switched].sum()
+        # Cells no play has reached all hold the prior: one column for all of them.
+        cells: dict[int, list] = {}
+        for s in switched:
+            cell = self.first_cell_[s] + values[s]
+            cells.setdefault(cell if self.seen_[cell] else -1, [cell, 0.0])[1] += weights[s]
         rows = np.unpackbits(self.space_.table[index * N_FACES + faces], axis=1, bitorder="little")
-        posteriors = np.stack([self._cell(self.first_cell_[s] + values[s])[1] for s in switched], 1)
+        posteriors = np.stack([self._cell(cell)[1] for cell, _ in cells.values()], 1)
         said = np.clip(rows[:, : len(self.space_)].astype(np.float32) @ posteriors, 0.0, 1.0)
         right = (1 - self.noise) * said + self.noise * (1 - said)
-        return mixed + right @ weights[switched]
+        return mixed + right @ np.array([weight for _, weight in cells.values()])
 
     def predict_faces(self, context: Context) -> np.ndarray:
         """Probability that each of the 52 faces is right in ``context``."""

@@ -47,6 +47,10 @@ as many wrong cards as greedy ones; ``"mix"`` with ``mix=0.5`` scores best of th
 four and identifies more rules than greedy play. For rule identification alone, use
 ``"lookahead"`` or ``"info_gain"`` (see ``agents.bayes_bench``).
 
+Declaring (solo, `SoloDeclaring`): the most probable hypothesis from probability 2/3,
+or from 0.2 when no card of the hand can make the agent surer; a declaration the game
+answers by going on is wrong, and its hypothesis leaves the posterior.
+
 Once a few plays are seen, predictions only visit the hypotheses within ``e**-40``
 of the best one (under 1e-11 of the mass is left out), so late decisions are cheap.
 

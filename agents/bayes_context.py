@@ -24,6 +24,11 @@ The model
   "none of the above" hypothesis (prior ``fallback``) predicts the rate of right plays,
   as in `BayesAgent`.
 
+It declares in solo as `BayesAgent` does (`agents.bayes.SoloDeclaring`). It is about
+ten times slower per decision (15 ms in classic, 65 ms with the solo lookahead) and
+holds a counter and a posterior for each of its 79 cells: about 50 MB with the
+default 10**5 base rules.
+
 Inference is exact. Given the switch, a play tells only about the rule of the value it
 was played under: the posterior is one base-space posterior per (switch, value) *cell*,
 kept as mismatch counts, and a switch's evidence is the product of its cells'.

@@ -48,7 +48,7 @@ four and identifies more rules than greedy play. For rule identification alone, 
 ``"lookahead"`` or ``"info_gain"`` (see ``agents.bayes_bench``).
 
 Declaring (solo, `SoloDeclaring`): the most probable hypothesis from probability 2/3,
-or from 0.2 when no card of the hand can make the agent surer; a declaration the game
+or from 0.2 when the next plays cannot make the agent surer; a declaration the game
 answers by going on is wrong, and its hypothesis leaves the posterior.
 
 Once a few plays are seen, predictions only visit the hypotheses within ``e**-40``
@@ -165,9 +165,12 @@ class SoloDeclaring:
         ``color(card) == color(last)`` agree on every play; the shorter is declared
         first and, refuted, leaves the other.
 
-        Below 2/3 it still declares a hypothesis of probability at least 0.2 when no
-        card of the hand can raise the probability of the best hypothesis after its
-        verdict by 0.02 on average: waiting would cost a point a turn and teach nothing.
+        Below 2/3 it still declares a hypothesis of probability at least 0.2 when
+        waiting would cost a point a turn and teach nothing: when no card of the hand
+        can raise the probability of the best hypothesis after its verdict by 0.02 on
+        average, or when the best two are twins the next plays cannot tell apart and
+        together reach 2/3 (`_twins`; after a red starter, ``color(card) !=
+        color(last)`` and ``if length mod 2 == 1 then black(card) else red(card)``).
         """
         declared = getattr(self, "declared_now_", None)  # (game, hypothesis) or None
         if declared is not None and declared[0] is self.info_:
@@ -176,10 +179,35 @@ class SoloDeclaring:
         best = self._best()
         if best is None or best[1] < _STALL_CONFIDENCE:
             return None
-        if best[1] < self.declare_confidence and not self._stalled(obs, best[1]):
+        if best[1] < self.declare_confidence and not (
+            self._stalled(obs, best[1]) or self._twins(obs) >= self.declare_confidence
+        ):
             return None
         self.declared_now_ = (self.info_, best[0])
         return self._rule_text(best[0])
+
+    def _twins(self, obs: Observation) -> float:
+        """The mass of the two most probable hypotheses if plays cannot tell them apart.
+
+        They are twins when they agree on every face, now and after each card of the
+        hand that they call right: the next plays cannot separate them, and waiting
+        would only cost turns. Declaring the first, then (refuted) the second, finds
+        the rule with probability ``p1 + p2``. Zero when they are not twins.
+        """
+        faces = np.arange(N_FACES)
+        context = Context(obs.main_line, obs.last_play_right)
+        probabilities, said = self._leaders(context, faces)
+        if len(probabilities) < 2:
+            return 0.0
+        first, second = np.argsort(-probabilities, kind="stable")[:2]
+        if (said[first] != said[second]).any():
+            return 0.0
+        for card in obs.hand:  # the contexts a right card of the hand opens
+            if said[first, card.face]:
+                after = self._leaders(Context((*obs.main_line, card), True), faces)[1]
+                if not len(after) or (after[first] != after[second]).any():
+                    return 0.0
+        return float(probabilities[first] + probabilities[second])
 
     def _stalled(self, obs: Observation, best: float) -> bool:
         """Whether no card of the hand is expected to raise the best probability."""

@@ -402,6 +402,28 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
     assert agent.identified_mass(parse(second)) < 0.99
 
 
+def test_bayes_agent_knows_twins_no_play_can_tell_apart():
+    """After red cards only, red(card) and same colour agree on every play to come."""
+    from agents.bayes import BayesAgent
+    from eleusis_lab.agent import Event, GameInfo, Observation
+
+    agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000, noise=1e-4)
+    starter = parse_cards("2H")[0]
+    agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
+    hand = tuple(parse_cards("4S 9C JD"))
+    obs = Observation("solo", 0, 1, hand, (starter,), ((),), None)
+    assert agent._twins(obs) == 0  # the prior's best two, true and red(card), differ
+    line = [starter]
+    for text, right in [("5D", True), ("8S", False), ("KH", True), ("3C", False)] * 3:
+        card = parse_cards(text)[0]
+        agent.observe(Event(0, card, 1, right, len(line) - 1))
+        line += [card] if right else []
+    (first, p1), (second, p2) = agent.top_hypotheses(2)
+    assert {first, second} == {"red(card)", "color(card) == color(last)"}
+    obs = Observation("solo", 0, 1, hand, tuple(line), ((),), False)
+    assert agent._twins(obs) == pytest.approx(p1 + p2)
+
+
 @pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)
 def test_check_agent_plays_solo(agent):
     notes = CheckNotes()

@@ -419,7 +419,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         best = np.flatnonzero(scores >= scores.max() - _TIE)
         return hand[int(best[self.rng_.integers(len(best))])]
 
-    def _lookahead(self, context: Context, hand: list[Card], p_right=None) -> np.ndarray:
+    def _lookahead(self, context: Context, hand: list[Card], p_right: np.ndarray) -> np.ndarray:
         """Bits each card's verdict is expected to tell, plus those of the play it opens.
 
         As `BayesAgent`'s lookahead policy, on the ``_LOOKAHEAD`` most probable
@@ -427,15 +427,12 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         and the switch posterior, then opens a context whose plays are scored by the
         mean entropy of their verdicts.
         """
-        self._ensure()
-        if p_right is None:
-            p_right = self._right_probabilities(context, [card.face for card in hand])
-        gain = np.zeros(len(hand))
         index = self.space_.context_index(context)
-        weights = self._switch_posterior()[0]
-        live = np.flatnonzero(weights > _LEADING)
         if index is None:
             return _entropy(p_right)
+        gain = np.zeros(len(hand))
+        weights = self._switch_posterior()[0]
+        live = np.flatnonzero(weights > _LEADING)
         values = self._values(context)
         tops = {}
         for s in live:

@@ -28,7 +28,7 @@ import copy
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -111,7 +111,35 @@ class Event:
     kind: str = "play"
 
 
-class Agent(abc.ABC):
+class Parameters:
+    """scikit-learn style parameters: the constructor's arguments, kept as attributes.
+
+    The base of `Agent` and of `eleusis_lab.secrets_agent.SecretsAgent`.
+    """
+
+    @classmethod
+    def _param_names(cls) -> tuple[str, ...]:
+        return _init_parameters(cls)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters and their current values."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> Self:
+        """Change constructor parameters; unknown names raise ``ValueError``."""
+        valid = set(self._param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class Agent(Parameters, abc.ABC):
     """Base class of all agents. Subclasses implement at least ``choose_play``."""
 
     #: Set to True only by agents that are allowed to know the rule (the oracle).
@@ -244,29 +272,6 @@ class Agent(abc.ABC):
         """
         return not bool((np.asarray(self.predict(obs, list(hand)), dtype=float) >= 0.5).any())
 
-    # -- scikit-learn style parameters ---------------------------------------------
-
-    @classmethod
-    def _param_names(cls) -> tuple[str, ...]:
-        return _init_parameters(cls)
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters and their current values."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> Agent:
-        """Change constructor parameters; unknown names raise ``ValueError``."""
-        valid = set(self._param_names())
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {name!r}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
 
 class LearningAgent(Agent):
     """An agent that learns the rule from labelled examples: (context, card, right).
@@ -338,6 +343,15 @@ def _init_parameters(cls: type) -> tuple[str, ...]:
     )
 
 
-def clone(agent: Agent) -> Agent:
-    """A new, unplayed agent with the same parameters (deep-copied)."""
+def clone(agent: Parameters) -> Parameters:
+    """A new, unplayed agent with the same parameters (deep-copied).
+
+    Any agent with `Parameters`: of Eleusis, or of Secrets.
+
+    >>> from eleusis_lab.secrets_agent import make_secrets_agent
+    >>> agent = make_secrets_agent("secrets-search", budget=8)
+    >>> twin = clone(agent)
+    >>> twin is not agent and twin.get_params() == agent.get_params()
+    True
+    """
     return type(agent)(**copy.deepcopy(agent.get_params()))

@@ -33,14 +33,12 @@ RandomSecretsAgent()
 from __future__ import annotations
 
 import abc
-import copy
-import functools
-import inspect
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from eleusis_lab.agent import Parameters, clone
 from eleusis_lab.cards import Card
 from eleusis_lab.games.secrets_moves import SecretsAction
 from eleusis_lab.games.secrets_state import SecretsView
@@ -119,7 +117,7 @@ class SecretsDuel:
     options: tuple[Card, ...]
 
 
-class SecretsAgent(abc.ABC):
+class SecretsAgent(Parameters, abc.ABC):
     """Base class of the players of Secrets. Subclasses implement ``choose_action``."""
 
     #: The game the agent plays (Secrets agents play only Secrets).
@@ -143,50 +141,6 @@ class SecretsAgent(abc.ABC):
 
     def observe(self, step: Any) -> None:  # noqa: B027 - optional, not abstract
         """Told every turn of every player (`eleusis_lab.games.secrets_record.SecretsStep`)."""
-
-    # -- scikit-learn style parameters ---------------------------------------------
-
-    @classmethod
-    def _param_names(cls) -> tuple[str, ...]:
-        return _init_parameters(cls)
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters and their current values."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> SecretsAgent:
-        """Change constructor parameters; unknown names raise ``ValueError``."""
-        valid = set(self._param_names())
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {name!r}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-
-@functools.cache
-def _init_parameters(cls: type) -> tuple[str, ...]:
-    signature = inspect.signature(cls.__init__)
-    return tuple(
-        name
-        for name, p in signature.parameters.items()
-        if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    )
-
-
-def clone(agent: SecretsAgent) -> SecretsAgent:
-    """A new, unplayed agent with the same parameters (deep-copied).
-
-    >>> agent = make_secrets_agent("secrets-search", budget=8)
-    >>> twin = clone(agent)
-    >>> twin is not agent and twin.get_params() == agent.get_params()
-    True
-    """
-    return type(agent)(**copy.deepcopy(agent.get_params()))
 
 
 # -- the registry of Secrets agents ----------------------------------------------------------

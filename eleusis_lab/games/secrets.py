@@ -44,8 +44,6 @@ Examples
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from time import perf_counter
@@ -55,7 +53,14 @@ import numpy as np
 
 from eleusis_lab.cards import Card
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games._faults import check_seed, exception_text, is_int, shorten, text
+from eleusis_lab.games._faults import (
+    check_fault_options,
+    check_seed,
+    exception_text,
+    is_int,
+    shorten,
+    text,
+)
 from eleusis_lab.games.secrets_draw import (
     draw_secrets_board,
     format_secrets_board,
@@ -161,18 +166,7 @@ class SecretsConfig:
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if not (is_int(self.max_turns) and self.max_turns >= 0):
             raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
-        if self.on_fault not in ("substitute", "raise"):
-            raise ConfigError(f"on_fault must be 'substitute' or 'raise', got {self.on_fault!r}")
-        budget = self.decision_seconds
-        if budget is not None and not (
-            isinstance(budget, numbers.Real)
-            and not isinstance(budget, bool)
-            and math.isfinite(budget)
-            and budget > 0
-        ):
-            raise ConfigError(
-                f"decision_seconds must be None or a number of seconds > 0, got {budget!r}"
-            )
+        check_fault_options(self.on_fault, self.decision_seconds)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `SecretsRecord`)."""

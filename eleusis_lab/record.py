@@ -63,6 +63,8 @@ __all__ = [
     "RecordError",
     "card_from_text",
     "card_text",
+    "cards_from_text",
+    "cards_text",
     "describe_agent",
     "format_layout",
     "format_layout_html",
@@ -123,6 +125,16 @@ def card_from_text(text: str) -> Card:
     face, _, copy = text.partition("#")
     card = parse_card(face)
     return Card(card.rank, card.suit, int(copy)) if copy else card
+
+
+def cards_text(cards) -> list[str]:
+    """Cards as record text (`card_text` of each)."""
+    return [card_text(card) for card in cards]
+
+
+def cards_from_text(texts) -> tuple[Card, ...]:
+    """The inverse of `cards_text`."""
+    return tuple(card_from_text(text) for text in texts)
 
 
 def describe_agent(agent: Agent) -> dict[str, Any]:
@@ -367,9 +379,6 @@ class GameRecord(JsonRecord):
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (cards as text)."""
 
-        def cards(seq) -> list[str]:
-            return [card_text(card) for card in seq]
-
         return {
             "format": FORMAT_VERSION,
             "game": self.game,
@@ -379,11 +388,11 @@ class GameRecord(JsonRecord):
             "config": dict(self.config),
             "agents": [dict(agent) for agent in self.agents],
             "starter": card_text(self.starter),
-            "deal": [cards(hand) for hand in self.deal],
-            "unused": cards(self.unused),
+            "deal": [cards_text(hand) for hand in self.deal],
+            "unused": cards_text(self.unused),
             "events": [event_to_dict(event) for event in self.events],
-            "main_line": cards(self.main_line),
-            "wrong_after_phase1": [cards(pile) for pile in self.wrong_after_phase1],
+            "main_line": cards_text(self.main_line),
+            "wrong_after_phase1": [cards_text(pile) for pile in self.wrong_after_phase1],
             "cards_left": list(self.cards_left),
             "dealer_score": self.dealer_score,
             "player_scores": list(self.player_scores),
@@ -404,9 +413,6 @@ class GameRecord(JsonRecord):
                     f"unknown game record format {version!r} (this version reads {readable})"
                 )
 
-            def cards(seq) -> tuple[Card, ...]:
-                return tuple(card_from_text(text) for text in seq)
-
             return cls(
                 game=data["game"],
                 rule=data["rule"],
@@ -415,11 +421,13 @@ class GameRecord(JsonRecord):
                 config=dict(data["config"]),
                 agents=tuple(dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
-                deal=tuple(cards(hand) for hand in data["deal"]),
-                unused=cards(data["unused"]),
+                deal=tuple(cards_from_text(hand) for hand in data["deal"]),
+                unused=cards_from_text(data["unused"]),
                 events=tuple(event_from_dict(event) for event in data["events"]),
-                main_line=cards(data["main_line"]),
-                wrong_after_phase1=tuple(cards(pile) for pile in data["wrong_after_phase1"]),
+                main_line=cards_from_text(data["main_line"]),
+                wrong_after_phase1=tuple(
+                    cards_from_text(pile) for pile in data["wrong_after_phase1"]
+                ),
                 cards_left=tuple(data["cards_left"]),
                 dealer_score=data["dealer_score"],
                 player_scores=tuple(float(score) for score in data["player_scores"]),

@@ -79,6 +79,8 @@ from eleusis_lab.record import (
     RecordError,
     card_from_text,
     card_text,
+    cards_from_text,
+    cards_text,
     describe_agent,
     event_from_dict,
     event_to_dict,
@@ -291,9 +293,6 @@ class DelphiRecord(JsonRecord):
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (cards as text)."""
 
-        def cards(seq) -> list[str]:
-            return [card_text(card) for card in seq]
-
         return {
             "format": FORMAT_VERSION,
             "game": self.game,
@@ -305,8 +304,8 @@ class DelphiRecord(JsonRecord):
             "starter": card_text(self.starter),
             "events": [event_to_dict(event) for event in self.events],
             "probabilities": [list(row) for row in self.probabilities],
-            "main_line": cards(self.main_line),
-            "side_column": cards(self.side_column),
+            "main_line": cards_text(self.main_line),
+            "side_column": cards_text(self.side_column),
             "chips": list(self.chips),
             "player_scores": list(self.player_scores),
             "oracle_score": self.oracle_score,
@@ -326,9 +325,6 @@ class DelphiRecord(JsonRecord):
             if data["game"] != GAME:
                 raise RecordError(f"not a Delphi record: the game is {data['game']!r}")
 
-            def cards(seq) -> tuple[Card, ...]:
-                return tuple(card_from_text(text) for text in seq)
-
             return cls(
                 game=data["game"],
                 rule=data["rule"],
@@ -339,8 +335,8 @@ class DelphiRecord(JsonRecord):
                 starter=card_from_text(data["starter"]),
                 events=tuple(event_from_dict(event) for event in data["events"]),
                 probabilities=tuple(tuple(float(p) for p in row) for row in data["probabilities"]),
-                main_line=cards(data["main_line"]),
-                side_column=cards(data["side_column"]),
+                main_line=cards_from_text(data["main_line"]),
+                side_column=cards_from_text(data["side_column"]),
                 chips=tuple(data["chips"]),
                 player_scores=tuple(data["player_scores"]),
                 oracle_score=data["oracle_score"],

@@ -77,6 +77,8 @@ from eleusis_lab.record import (
     _fault_lines,
     card_from_text,
     card_text,
+    cards_from_text,
+    cards_text,
     describe_agent,
     main_line_rows,
     reading_record,
@@ -520,9 +522,6 @@ class SoloRecord(JsonRecord):
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""
 
-        def cards(seq) -> list[str]:
-            return [card_text(card) for card in seq]
-
         return {
             "format": FORMAT_VERSION,
             "game": self.game,
@@ -531,18 +530,18 @@ class SoloRecord(JsonRecord):
             "seed": self.seed,
             "config": dict(self.config),
             "agent": dict(self.agent),
-            "deal": cards(self.deal),
-            "refused": cards(self.refused),
+            "deal": cards_text(self.deal),
+            "refused": cards_text(self.refused),
             "starter": None if self.starter is None else card_text(self.starter),
             "events": [
                 {"card": card_text(e.card), "right": e.right, "position": e.position}
                 for e in self.events
             ],
             "declarations": [d.to_dict() for d in self.declarations],
-            "main_line": cards(self.main_line),
-            "side_line": cards(self.side_line),
-            "hand": cards(self.hand),
-            "stock": cards(self.stock),
+            "main_line": cards_text(self.main_line),
+            "side_line": cards_text(self.side_line),
+            "hand": cards_text(self.hand),
+            "stock": cards_text(self.stock),
             "end": self.end,
             "turns": self.turns,
             "found_turn": self.found_turn,
@@ -563,9 +562,6 @@ class SoloRecord(JsonRecord):
                     f" {data.get('game')!r}; this version reads format {FORMAT_VERSION})"
                 )
 
-            def cards(seq) -> tuple[Card, ...]:
-                return tuple(card_from_text(text) for text in seq)
-
             starter = data["starter"]
             return cls(
                 game=data["game"],
@@ -574,8 +570,8 @@ class SoloRecord(JsonRecord):
                 seed=data["seed"],
                 config=dict(data["config"]),
                 agent=dict(data["agent"]),
-                deal=cards(data["deal"]),
-                refused=cards(data["refused"]),
+                deal=cards_from_text(data["deal"]),
+                refused=cards_from_text(data["refused"]),
                 starter=None if starter is None else card_from_text(starter),
                 events=tuple(
                     Event(0, card_from_text(e["card"]), 1, e["right"], e["position"])
@@ -585,10 +581,10 @@ class SoloRecord(JsonRecord):
                     Declaration(d["turn"], d["text"], d["correct"], d["method"], d["reason"])
                     for d in data["declarations"]
                 ),
-                main_line=cards(data["main_line"]),
-                side_line=cards(data["side_line"]),
-                hand=cards(data["hand"]),
-                stock=cards(data["stock"]),
+                main_line=cards_from_text(data["main_line"]),
+                side_line=cards_from_text(data["side_line"]),
+                hand=cards_from_text(data["hand"]),
+                stock=cards_from_text(data["stock"]),
                 end=data["end"],
                 turns=data["turns"],
                 found_turn=data["found_turn"],

@@ -401,7 +401,30 @@ class RandomSecretsAgent(SecretsAgent):
         return duel.options[i] if i < len(duel.options) else None
 
 
-class HeuristicSecretsAgent(SecretsAgent):
+class _Scoring(SecretsAgent):
+    """What the heuristic and search players share: visit counts and the heuristic."""
+
+    def start_game(self, info, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.piece_: Card | None = None  # the piece whose visits are counted
+        self.visits_: dict[int, int] = {}
+
+    def _scores(self, view: SecretsView, legal, visits: dict[int, int]) -> list[float]:
+        """The heuristic's points for each legal action."""
+        return _heuristic_values(
+            view,
+            view.known_hands,
+            view.hidden,
+            view.hidden_specials,
+            view.seat,
+            legal,
+            self.caution,
+            None,
+            visits,
+        )
+
+
+class HeuristicSecretsAgent(_Scoring):
     """Scores each legal action in points and plays the best (ties: at random).
 
     Parameters
@@ -427,26 +450,17 @@ class HeuristicSecretsAgent(SecretsAgent):
         self.caution = caution
         self.beat = beat
 
-    def start_game(self, info, rng: np.random.Generator) -> None:
-        super().start_game(info, rng)
-        self.piece_: Card | None = None  # the piece whose visits are counted
-        self.visits_: dict[int, int] = {}
-
     def choose_action(self, view: SecretsView, legal: tuple[SecretsAction, ...]) -> SecretsAction:
         visits = _visits(self, view)
         if len(legal) == 1:
             return legal[0]
-        hidden, specials = view.hidden, view.hidden_specials
-        values = _heuristic_values(
-            view, view.known_hands, hidden, specials, view.seat, legal, self.caution, None, visits
-        )
-        return legal[_best(values, self.rng_)]
+        return legal[_best(self._scores(view, legal, visits), self.rng_)]
 
     def answer_duel(self, view: SecretsView, duel: SecretsDuel) -> Card | None:
         return _answer_duel(duel, view.hidden) if self.beat else None
 
 
-class SearchSecretsAgent(SecretsAgent):
+class SearchSecretsAgent(_Scoring):
     """Determinised Monte Carlo over the hidden cards, with heuristic play-outs.
 
     Parameters
@@ -499,19 +513,11 @@ class SearchSecretsAgent(SecretsAgent):
         self.caution = caution
         self.patience = patience
 
-    def start_game(self, info, rng: np.random.Generator) -> None:
-        super().start_game(info, rng)
-        self.piece_: Card | None = None  # the piece whose visits are counted
-        self.visits_: dict[int, int] = {}
-
     def choose_action(self, view: SecretsView, legal: tuple[SecretsAction, ...]) -> SecretsAction:
         visits = _visits(self, view)
         if len(legal) == 1:
             return legal[0]
-        hidden, specials = view.hidden, view.hidden_specials
-        values = _heuristic_values(
-            view, view.known_hands, hidden, specials, view.seat, legal, self.caution, None, visits
-        )
+        values = self._scores(view, legal, visits)
         first = _best(values, self.rng_)  # the heuristic's choice, ties as it breaks them
         if (
             self.budget <= 0

@@ -45,7 +45,7 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.cards import Card, CardError, parse_card, standard_deck
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
-from eleusis_lab.rules import Context, RuleSyntaxError, parse
+from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.complexity import complexity
 
 __all__ = [
@@ -555,6 +555,62 @@ def _verdict(right: bool) -> str:
     return "right" if right else "wrong"
 
 
+class _PlayCheck:
+    """What a replay of classic or four-to-eight checks at each play, and the line it follows.
+
+    It follows the rule's verdicts, not the recorded ones, so that one bad verdict is one
+    report. ``k`` is the index of the event being checked.
+    """
+
+    def __init__(self, rec: GameRecord, rule: Rule, problems: list[str]):
+        self.rule, self.problems = rule, problems
+        self.decided: dict[int, list[Fault]] = {}  # choose_play faults, by their play
+        for fault in rec.faults:
+            if fault.call == "choose_play":
+                self.decided.setdefault(fault.event, []).append(fault)
+        self.main: list[Card] = [rec.starter]
+        self.last: bool | None = None
+        self.k = 0
+
+    def where(self, e: Event) -> str:
+        return f"event {self.k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
+
+    def context(self) -> Context:
+        return Context(tuple(self.main), self.last)
+
+    def faults_at(self, e: Event, offered: list[Card]) -> None:
+        """The engine plays the first card the agent could play in place of a faulty one."""
+        for fault in self.decided.get(self.k, ()):
+            if (fault.seat, fault.phase) != (e.seat, e.phase):
+                self.problems.append(
+                    f"{self.where(e)}: a {fault.kind} fault names seat {fault.seat} in phase"
+                    f" {fault.phase} for this play"
+                )
+            elif fault.substituted and e.card != offered[0]:
+                self.problems.append(
+                    f"{self.where(e)}: after a {fault.kind} fault the engine plays the first"
+                    f" card seat {e.seat} could play, {card_text(offered[0])}"
+                )
+
+    def follow(self, e: Event) -> bool:
+        """Judge the play by the rule, extend the line if it is right, go to the next event."""
+        if e.position != len(self.main) - 1:
+            self.problems.append(
+                f"{self.where(e)}: position {e.position}, but the main line ended at"
+                f" {len(self.main) - 1}"
+            )
+        right = self.rule.accepts(e.card, self.context())
+        if right != e.right:
+            self.problems.append(
+                f"{self.where(e)}: recorded {_verdict(e.right)}, but the rule says"
+                f" {_verdict(right)}"
+            )
+        if right:
+            self.main.append(e.card)
+        self.last, self.k = right, self.k + 1
+        return right
+
+
 def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
     from eleusis_lab.games.classic import classic_deal  # games import this module
 
@@ -586,115 +642,79 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
             problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
 
     problems += _check_faults(rec)
-    decided: dict[int, list[Fault]] = {}  # the choose_play faults, by the play they concern
-    for fault in rec.faults:
-        if fault.call == "choose_play":
-            decided.setdefault(fault.event, []).append(fault)
-
+    plays = _PlayCheck(rec, rule, problems)
     hands = [list(hand) for hand in rec.deal]
     piles: list[list[Card]] = [[] for _ in range(n)]
-    main = [rec.starter]
-    last: bool | None = None
     events = rec.events
-    k = 0
-
-    def where(e: Event) -> str:
-        return f"event {k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
-
-    def check_faults_at(e: Event, offered: list[Card]) -> None:
-        # The engine plays the first card the agent could play in place of a faulty choice.
-        for fault in decided.get(k, ()):
-            if (fault.seat, fault.phase) != (e.seat, e.phase):
-                problems.append(
-                    f"{where(e)}: a {fault.kind} fault names seat {fault.seat} in phase"
-                    f" {fault.phase} for this play"
-                )
-            elif fault.substituted and e.card != offered[0]:
-                problems.append(
-                    f"{where(e)}: after a {fault.kind} fault the engine plays the first card"
-                    f" seat {e.seat} could play, {card_text(offered[0])}"
-                )
-
-    def judge(e: Event) -> bool:
-        # Follow the rule's verdict, not the recorded one, so one bad verdict is one report.
-        if e.position != len(main) - 1:
-            problems.append(
-                f"{where(e)}: position {e.position}, but the main line ended at {len(main) - 1}"
-            )
-        right = rule.accepts(e.card, Context(tuple(main), last))
-        if right != e.right:
-            problems.append(
-                f"{where(e)}: recorded {_verdict(e.right)}, but the rule says {_verdict(right)}"
-            )
-        return right
 
     # Phase 1: seats in turn, skipping empty hands, until every hand is played out.
     seat = 0
     while any(hands):
         while not hands[seat]:
             seat = (seat + 1) % n
-        if k >= len(events):
+        if plays.k >= len(events):
             problems.append("the record ends in phase 1 while cards are still in hand")
             return problems
-        e = events[k]
+        e = events[plays.k]
         if e.phase != 1 or e.seat != seat:
-            problems.append(f"{where(e)}: seat {seat} should play a card of his hand in phase 1")
+            problems.append(
+                f"{plays.where(e)}: seat {seat} should play a card of his hand in phase 1"
+            )
             return problems  # the order is broken; what follows would only echo it
         if e.card not in hands[seat]:
-            problems.append(f"{where(e)}: seat {seat} does not hold that card in his hand")
+            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card in his hand")
             return problems
-        check_faults_at(e, hands[seat])
+        plays.faults_at(e, hands[seat])
         hands[seat].remove(e.card)
-        right = judge(e)
-        if right:
-            main.append(e.card)
-        else:
+        if not plays.follow(e):
             piles[seat].append(e.card)
-        last, k, seat = right, k + 1, (seat + 1) % n
+        seat = (seat + 1) % n
 
     wrong_after = tuple(tuple(pile) for pile in piles)
     if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
         problems.append("the wrong cards after phase 1 differ from the ones the plays give")
 
     def playable() -> bool:
-        context = Context(tuple(main), last)
+        context = plays.context()
         return any(rule.accepts(card, context) for pile in piles for card in pile)
 
     # Phase 2: one turn per seat in rotation; with the retry option a turn goes on
     # after a wrong card until one is right or all were tried.
     turns, mid_turn = 0, False
-    while k < len(events):
+    while plays.k < len(events):
         if not all(piles):
-            problems.append(f"event {k}: phase 2 goes on after a player went out")
+            problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
             break
         if not playable():
-            problems.append(f"event {k}: phase 2 goes on although no player holds a right card")
+            problems.append(
+                f"event {plays.k}: phase 2 goes on although no player holds a right card"
+            )
             break
         if turns >= max_turns:
-            problems.append(f"event {k}: phase 2 goes past the turn cap ({max_turns} turns)")
+            problems.append(f"event {plays.k}: phase 2 goes past the turn cap ({max_turns} turns)")
             break
         turns += 1
         untried = list(piles[seat])
         while True:
-            if k >= len(events):
+            if plays.k >= len(events):
                 mid_turn = True
                 break
-            e = events[k]
+            e = events[plays.k]
             if e.phase != 2 or e.seat != seat:
-                problems.append(f"{where(e)}: seat {seat} should play a wrong card in phase 2")
+                problems.append(
+                    f"{plays.where(e)}: seat {seat} should play a wrong card in phase 2"
+                )
                 return problems
             if e.card not in untried:
                 problems.append(
-                    f"{where(e)}: seat {seat} does not hold that card (or tried it this turn)"
+                    f"{plays.where(e)}: seat {seat} does not hold that card (or tried it this turn)"
                 )
                 return problems
-            check_faults_at(e, untried)
+            plays.faults_at(e, untried)
             untried.remove(e.card)
-            right = judge(e)
+            right = plays.follow(e)
             if right:
                 piles[seat].remove(e.card)
-                main.append(e.card)
-            last, k = right, k + 1
             if right or not retry or not untried:
                 break
         seat = (seat + 1) % n
@@ -719,7 +739,7 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
         problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
     if rec.phase2_turns != turns:
         problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
-    if tuple(rec.main_line) != tuple(main):
+    if tuple(rec.main_line) != tuple(plays.main):
         problems.append("the main line differs from the one the plays give")
     cards_left = tuple(len(pile) for pile in piles)
     if tuple(rec.cards_left) != cards_left:

@@ -72,11 +72,9 @@ from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
     TURN_CAP,
-    Fault,
     GameRecord,
     _check_faults,
-    _verdict,
-    card_text,
+    _PlayCheck,
     describe_agent,
     format_main_line_layout,
 )
@@ -435,103 +433,68 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
             problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
 
     problems += _check_faults(rec)
-    decided: dict[int, list[Fault]] = {}
-    for fault in rec.faults:
-        if fault.call == "choose_play":
-            decided.setdefault(fault.event, []).append(fault)
-
+    plays = _PlayCheck(rec, rule, problems)
     hands_left = [list(hand) for hand in rec.deal]
     piles: list[list[Card]] = [[] for _ in range(n)]
-    main = [rec.starter]
-    last: bool | None = None
     events = rec.events
-    k = 0
-
-    def where(e: Event) -> str:
-        return f"event {k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
-
-    def check_faults_at(e: Event, offered: list[Card]) -> None:
-        for fault in decided.get(k, ()):
-            if (fault.seat, fault.phase) != (e.seat, e.phase):
-                problems.append(
-                    f"{where(e)}: a {fault.kind} fault names seat {fault.seat} in phase"
-                    f" {fault.phase} for this play"
-                )
-            elif fault.substituted and e.card != offered[0]:
-                problems.append(
-                    f"{where(e)}: after a {fault.kind} fault the engine plays the first card"
-                    f" seat {e.seat} could play, {card_text(offered[0])}"
-                )
-
-    def judge(e: Event) -> bool:
-        if e.position != len(main) - 1:
-            problems.append(
-                f"{where(e)}: position {e.position}, but the main line ended at {len(main) - 1}"
-            )
-        right = rule.accepts(e.card, Context(tuple(main), last))
-        if right != e.right:
-            problems.append(
-                f"{where(e)}: recorded {_verdict(e.right)}, but the rule says {_verdict(right)}"
-            )
-        return right
 
     # Phase 1: seats in turn until every hand is played out.
     seat = 0
     while any(hands_left):
         while not hands_left[seat]:
             seat = (seat + 1) % n
-        if k >= len(events):
+        if plays.k >= len(events):
             problems.append("the record ends in phase 1 while cards are still in hand")
             return problems
-        e = events[k]
+        e = events[plays.k]
         if e.phase != 1 or e.seat != seat:
-            problems.append(f"{where(e)}: seat {seat} should play a card of his hand in phase 1")
+            problems.append(
+                f"{plays.where(e)}: seat {seat} should play a card of his hand in phase 1"
+            )
             return problems
         if e.card not in hands_left[seat]:
-            problems.append(f"{where(e)}: seat {seat} does not hold that card in his hand")
+            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card in his hand")
             return problems
-        check_faults_at(e, hands_left[seat])
+        plays.faults_at(e, hands_left[seat])
         hands_left[seat].remove(e.card)
-        right = judge(e)
-        (main if right else piles[seat]).append(e.card)
-        last, k, seat = right, k + 1, (seat + 1) % n
+        if not plays.follow(e):
+            piles[seat].append(e.card)
+        seat = (seat + 1) % n
 
     wrong_after = tuple(tuple(pile) for pile in piles)
     if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
         problems.append("the wrong cards after phase 1 differ from the ones the plays give")
 
     def playable() -> bool:
-        context = Context(tuple(main), last)
+        context = plays.context()
         return any(rule.accepts(card, context) for pile in piles for card in pile)
 
     # Phase 2: one card per turn, in rotation; a wrong card stays with its player.
     turns = 0
-    while k < len(events):
+    while plays.k < len(events):
         if not all(piles):
-            problems.append(f"event {k}: phase 2 goes on after a player went out")
+            problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
             break
         if not playable():
-            problems.append(f"event {k}: phase 2 goes on although no player holds a right card")
+            problems.append(
+                f"event {plays.k}: phase 2 goes on although no player holds a right card"
+            )
             break
         if turns >= max_turns:
-            problems.append(f"event {k}: phase 2 goes past the turn cap ({max_turns} turns)")
+            problems.append(f"event {plays.k}: phase 2 goes past the turn cap ({max_turns} turns)")
             break
         turns += 1
-        e = events[k]
+        e = events[plays.k]
         if e.phase != 2 or e.seat != seat:
-            problems.append(f"{where(e)}: seat {seat} should play a wrong card in phase 2")
+            problems.append(f"{plays.where(e)}: seat {seat} should play a wrong card in phase 2")
             return problems
         if e.card not in piles[seat]:
-            problems.append(f"{where(e)}: seat {seat} does not hold that card")
+            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card")
             return problems
-        check_faults_at(e, piles[seat])
-        if judge(e):
+        plays.faults_at(e, piles[seat])
+        if plays.follow(e):
             piles[seat].remove(e.card)
-            main.append(e.card)
-            last = True
-        else:
-            last = False
-        k, seat = k + 1, (seat + 1) % n
+        seat = (seat + 1) % n
 
     if not all(piles):
         end = PLAYER_OUT
@@ -550,7 +513,7 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
         problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
     if rec.phase2_turns != turns:
         problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
-    if tuple(rec.main_line) != tuple(main):
+    if tuple(rec.main_line) != tuple(plays.main):
         problems.append("the main line differs from the one the plays give")
     cards_left = tuple(len(pile) for pile in piles)
     if tuple(rec.cards_left) != cards_left:

@@ -556,7 +556,7 @@ def _verdict(right: bool) -> str:
 
 
 class _PlayCheck:
-    """What a replay of classic or four-to-eight checks at each play, and the line it follows.
+    """What a replay of classic or four-to-eight checks at each play and at the end.
 
     It follows the rule's verdicts, not the recorded ones, so that one bad verdict is one
     report. ``k`` is the index of the event being checked.
@@ -609,6 +609,55 @@ class _PlayCheck:
             self.main.append(e.card)
         self.last, self.k = right, self.k + 1
         return right
+
+    def playable(self, piles: list[list[Card]]) -> bool:
+        """Whether a player holds a card that is right now."""
+        context = self.context()
+        return any(self.rule.accepts(card, context) for pile in piles for card in pile)
+
+    def check_end(
+        self, rec, piles, wrong_after, turns: int, max_turns: int, dealer_score, player_scores
+    ) -> None:
+        """Check how phase 2 ended, the main line, the cards left and the scores.
+
+        The scores come from the game's own ``dealer_score`` and ``player_scores``.
+        """
+        problems = self.problems
+        if not all(piles):
+            end = PLAYER_OUT
+        elif not self.playable(piles):
+            end = NO_PLAYABLE_CARD
+        elif turns >= max_turns:
+            end = TURN_CAP
+        else:
+            end = None
+            problems.append(
+                "the record stops while nobody is out, a right card is held and turns remain"
+            )
+        if end is not None and rec.phase2_end != end:
+            problems.append(f"phase 2 end: recorded {rec.phase2_end!r}, the plays give {end!r}")
+        if rec.turn_cap_hit != (end == TURN_CAP):
+            problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
+        if rec.phase2_turns != turns:
+            problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
+        if tuple(rec.main_line) != tuple(self.main):
+            problems.append("the main line differs from the one the plays give")
+        cards_left = tuple(len(pile) for pile in piles)
+        if tuple(rec.cards_left) != cards_left:
+            problems.append(
+                f"cards left: recorded {list(rec.cards_left)}, the plays give {list(cards_left)}"
+            )
+        dealer = dealer_score([len(pile) for pile in wrong_after])
+        if rec.dealer_score != dealer:
+            problems.append(
+                f"dealer score: recorded {rec.dealer_score}, the wrong-card counts after phase 1"
+                f" give {dealer}"
+            )
+        scores = player_scores(cards_left)
+        if list(rec.player_scores) != scores:
+            problems.append(
+                f"player scores: recorded {list(rec.player_scores)}, the cards left give {scores}"
+            )
 
 
 def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
@@ -674,10 +723,6 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
     if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
         problems.append("the wrong cards after phase 1 differ from the ones the plays give")
 
-    def playable() -> bool:
-        context = plays.context()
-        return any(rule.accepts(card, context) for pile in piles for card in pile)
-
     # Phase 2: one turn per seat in rotation; with the retry option a turn goes on
     # after a wrong card until one is right or all were tried.
     turns, mid_turn = 0, False
@@ -685,7 +730,7 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
         if not all(piles):
             problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
             break
-        if not playable():
+        if not plays.playable(piles):
             problems.append(
                 f"event {plays.k}: phase 2 goes on although no player holds a right card"
             )
@@ -721,42 +766,9 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
     if mid_turn:
         problems.append("the record ends in the middle of a phase-2 turn")
 
-    # How phase 2 ended, and the scores.
-    if not all(piles):
-        end = PLAYER_OUT
-    elif not playable():
-        end = NO_PLAYABLE_CARD
-    elif turns >= max_turns:
-        end = TURN_CAP
-    else:
-        end = None
-        problems.append(
-            "the record stops while nobody is out, a right card is held and turns remain"
-        )
-    if end is not None and rec.phase2_end != end:
-        problems.append(f"phase 2 end: recorded {rec.phase2_end!r}, the plays give {end!r}")
-    if rec.turn_cap_hit != (end == TURN_CAP):
-        problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
-    if rec.phase2_turns != turns:
-        problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
-    if tuple(rec.main_line) != tuple(plays.main):
-        problems.append("the main line differs from the one the plays give")
-    cards_left = tuple(len(pile) for pile in piles)
-    if tuple(rec.cards_left) != cards_left:
-        problems.append(
-            f"cards left: recorded {list(rec.cards_left)}, the plays give {list(cards_left)}"
-        )
-    dealer = classic_dealer_score([len(pile) for pile in wrong_after])
-    if rec.dealer_score != dealer:
-        problems.append(
-            f"dealer score: recorded {rec.dealer_score}, the wrong-card counts after phase 1"
-            f" give {dealer}"
-        )
-    scores = classic_player_scores(cards_left)
-    if list(rec.player_scores) != scores:
-        problems.append(
-            f"player scores: recorded {list(rec.player_scores)}, the cards left give {scores}"
-        )
+    plays.check_end(
+        rec, piles, wrong_after, turns, max_turns, classic_dealer_score, classic_player_scores
+    )
     return problems
 
 

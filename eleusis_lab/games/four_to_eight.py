@@ -465,17 +465,13 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
     if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
         problems.append("the wrong cards after phase 1 differ from the ones the plays give")
 
-    def playable() -> bool:
-        context = plays.context()
-        return any(rule.accepts(card, context) for pile in piles for card in pile)
-
     # Phase 2: one card per turn, in rotation; a wrong card stays with its player.
     turns = 0
     while plays.k < len(events):
         if not all(piles):
             problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
             break
-        if not playable():
+        if not plays.playable(piles):
             problems.append(
                 f"event {plays.k}: phase 2 goes on although no player holds a right card"
             )
@@ -496,41 +492,15 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
             piles[seat].remove(e.card)
         seat = (seat + 1) % n
 
-    if not all(piles):
-        end = PLAYER_OUT
-    elif not playable():
-        end = NO_PLAYABLE_CARD
-    elif turns >= max_turns:
-        end = TURN_CAP
-    else:
-        end = None
-        problems.append(
-            "the record stops while nobody is out, a right card is held and turns remain"
-        )
-    if end is not None and rec.phase2_end != end:
-        problems.append(f"phase 2 end: recorded {rec.phase2_end!r}, the plays give {end!r}")
-    if rec.turn_cap_hit != (end == TURN_CAP):
-        problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
-    if rec.phase2_turns != turns:
-        problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
-    if tuple(rec.main_line) != tuple(plays.main):
-        problems.append("the main line differs from the one the plays give")
-    cards_left = tuple(len(pile) for pile in piles)
-    if tuple(rec.cards_left) != cards_left:
-        problems.append(
-            f"cards left: recorded {list(rec.cards_left)}, the plays give {list(cards_left)}"
-        )
-    dealer = four_to_eight_dealer_score([len(pile) for pile in wrong_after])
-    if rec.dealer_score != dealer:
-        problems.append(
-            f"dealer score: recorded {rec.dealer_score}, the wrong-card counts after phase 1"
-            f" give {dealer}"
-        )
-    scores = four_to_eight_player_scores(cards_left)
-    if list(rec.player_scores) != scores:
-        problems.append(
-            f"player scores: recorded {list(rec.player_scores)}, the cards left give {scores}"
-        )
+    plays.check_end(
+        rec,
+        piles,
+        wrong_after,
+        turns,
+        max_turns,
+        four_to_eight_dealer_score,
+        four_to_eight_player_scores,
+    )
     return problems
 
 

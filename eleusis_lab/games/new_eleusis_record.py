@@ -23,6 +23,8 @@ from eleusis_lab.record import (
     RecordError,
     card_from_text,
     card_text,
+    cards_from_text,
+    cards_text,
     reading_record,
 )
 from eleusis_lab.rules import parse
@@ -77,14 +79,6 @@ FORMAT_VERSION = 1
 
 
 # -- the record ------------------------------------------------------------------------------
-
-
-def _cards(seq) -> list[str]:
-    return [card_text(card) for card in seq]
-
-
-def _read_cards(seq) -> tuple[Card, ...]:
-    return tuple(card_from_text(text) for text in seq)
 
 
 @dataclass(frozen=True)
@@ -165,17 +159,17 @@ class Turn:
         """The turn as JSON-ready data."""
         return {
             "seat": self.seat,
-            "cards": _cards(self.cards),
+            "cards": cards_text(self.cards),
             "right": self.right,
             "position": self.position,
             "phase": self.phase,
             "prophet_call": self.prophet_call,
             "overthrown": self.overthrown,
             "expelled": self.expelled,
-            "set_aside": _cards(self.set_aside),
+            "set_aside": cards_text(self.set_aside),
             "dealer_card": None if self.dealer_card is None else card_text(self.dealer_card),
-            "drawn": _cards(self.drawn),
-            "prophet_drawn": _cards(self.prophet_drawn),
+            "drawn": cards_text(self.drawn),
+            "prophet_drawn": cards_text(self.prophet_drawn),
             "declared_prophet": self.declared_prophet,
         }
 
@@ -185,17 +179,17 @@ class Turn:
         dealer = data["dealer_card"]
         return cls(
             seat=data["seat"],
-            cards=_read_cards(data["cards"]),
+            cards=cards_from_text(data["cards"]),
             right=data["right"],
             position=data["position"],
             phase=data["phase"],
             prophet_call=data["prophet_call"],
             overthrown=data["overthrown"],
             expelled=data["expelled"],
-            set_aside=_read_cards(data["set_aside"]),
+            set_aside=cards_from_text(data["set_aside"]),
             dealer_card=None if dealer is None else card_from_text(dealer),
-            drawn=_read_cards(data["drawn"]),
-            prophet_drawn=_read_cards(data["prophet_drawn"]),
+            drawn=cards_from_text(data["drawn"]),
+            prophet_drawn=cards_from_text(data["prophet_drawn"]),
             declared_prophet=data["declared_prophet"],
         )
 
@@ -342,15 +336,15 @@ class NewEleusisRecord(JsonRecord):
             "agents": [dict(agent) for agent in self.agents],
             "starter": card_text(self.starter),
             "first_seat": self.first_seat,
-            "deal": [_cards(hand) for hand in self.deal],
+            "deal": [cards_text(hand) for hand in self.deal],
             "turns": [turn.to_dict() for turn in self.turns],
             "prophets": [asdict(term) for term in self.prophets],
-            "main_line": _cards(self.main_line),
-            "side_line": [_cards(column) for column in self.side_line],
-            "hands": [_cards(hand) for hand in self.hands],
-            "set_aside": [_cards(cards) for cards in self.set_aside],
+            "main_line": cards_text(self.main_line),
+            "side_line": [cards_text(column) for column in self.side_line],
+            "hands": [cards_text(hand) for hand in self.hands],
+            "set_aside": [cards_text(cards) for cards in self.set_aside],
             "expelled": list(self.expelled),
-            "stock": _cards(self.stock),
+            "stock": cards_text(self.stock),
             "decks": self.decks,
             "end": self.end,
             "turn_cap_hit": self.turn_cap_hit,
@@ -377,15 +371,15 @@ class NewEleusisRecord(JsonRecord):
                 agents=tuple(dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 first_seat=data["first_seat"],
-                deal=tuple(_read_cards(hand) for hand in data["deal"]),
+                deal=tuple(cards_from_text(hand) for hand in data["deal"]),
                 turns=tuple(Turn.from_dict(turn) for turn in data["turns"]),
                 prophets=tuple(ProphetTerm(**term) for term in data["prophets"]),
-                main_line=_read_cards(data["main_line"]),
-                side_line=tuple(_read_cards(column) for column in data["side_line"]),
-                hands=tuple(_read_cards(hand) for hand in data["hands"]),
-                set_aside=tuple(_read_cards(cards) for cards in data["set_aside"]),
+                main_line=cards_from_text(data["main_line"]),
+                side_line=tuple(cards_from_text(column) for column in data["side_line"]),
+                hands=tuple(cards_from_text(hand) for hand in data["hands"]),
+                set_aside=tuple(cards_from_text(cards) for cards in data["set_aside"]),
                 expelled=tuple(data["expelled"]),
-                stock=_read_cards(data["stock"]),
+                stock=cards_from_text(data["stock"]),
                 decks=data["decks"],
                 end=data["end"],
                 turn_cap_hit=data["turn_cap_hit"],

@@ -772,6 +772,21 @@ def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over
     return problems
 
 
+def _fault_options_problems(record) -> list[str]:
+    """The faults a record's options rule out.
+
+    Any fault under on_fault='raise'; an over_time fault without a time budget.
+    """
+    problems = []
+    if record.faults and record.config.get("on_fault") == "raise":
+        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
+    if record.config.get("decision_seconds") is None and any(
+        fault.kind == OVER_TIME for fault in record.faults
+    ):
+        problems.append("an over_time fault is recorded, but the game had no time budget")
+    return problems
+
+
 def _check_faults(rec: GameRecord) -> list[str]:
     """What is wrong with the faults of a classic record, short of replaying the plays."""
     problems: list[str] = []
@@ -811,12 +826,7 @@ def _check_faults(rec: GameRecord) -> list[str]:
         for k, count in substituted.items()
         if count > 1
     ]
-    if rec.faults and rec.config.get("on_fault") == "raise":
-        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
-    if rec.config.get("decision_seconds") is None and any(
-        fault.kind == OVER_TIME for fault in rec.faults
-    ):
-        problems.append("an over_time fault is recorded, but the game had no time budget")
+    problems += _fault_options_problems(rec)
     return problems
 
 

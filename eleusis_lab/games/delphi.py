@@ -77,6 +77,7 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
+    _fault_options_problems,
     card_from_text,
     card_text,
     cards_from_text,
@@ -679,12 +680,7 @@ def _check_faults(rec: DelphiRecord) -> list[str]:
         for (k, seat), count in substituted.items()
         if count > 1
     ]
-    if rec.faults and rec.config.get("on_fault") == "raise":
-        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
-    if rec.config.get("decision_seconds") is None and any(
-        fault.kind == OVER_TIME for fault in rec.faults
-    ):
-        problems.append("an over_time fault is recorded, but the game had no time budget")
+    problems += _fault_options_problems(rec)
     return problems
 
 

@@ -125,6 +125,7 @@ from eleusis_lab.record import (
     RAISED,
     TURN_CAP,
     Fault,
+    _fault_options_problems,
     card_text,
     describe_agent,
 )
@@ -628,12 +629,7 @@ def _check_faults(record: NewEleusisRecord) -> list[str]:
         for (k, call), count in substituted.items()
         if count > 1
     ]
-    if record.faults and record.config.get("on_fault") == "raise":
-        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
-    if record.config.get("decision_seconds") is None and any(
-        fault.kind == OVER_TIME for fault in record.faults
-    ):
-        problems.append("an over_time fault is recorded, but the game had no time budget")
+    problems += _fault_options_problems(record)
     return problems
 
 

@@ -55,6 +55,7 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
+    _fault_options_problems,
     card_from_text,
     reading_record,
 )
@@ -516,10 +517,5 @@ def _check_faults(record: SecretsRecord) -> list[str]:
         if fault.event < previous:
             problems.append(f"{label}: faults are not in the order of the steps")
         previous = fault.event
-    if record.faults and record.config.get("on_fault") == "raise":
-        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
-    if record.config.get("decision_seconds") is None and any(
-        fault.kind == OVER_TIME for fault in record.faults
-    ):
-        problems.append("an over_time fault is recorded, but the game had no time budget")
+    problems += _fault_options_problems(record)
     return problems

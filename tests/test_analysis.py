@@ -175,6 +175,29 @@ def test_description_bits_of_literals_and_sets():
     )
 
 
+def test_copies_cost_one_bit_and_the_card():
+    feature = np.log2(7) + np.log2(4) + np.log2(3)  # int kind, feature, card
+    copy = 1 + np.log2(3)
+    # rank(card) - rank(last) == 1: the difference copies, the comparison does not
+    next_rank = parse("rank(card) - rank(last) == 1").expr
+    saved = description_bits(next_rank) - description_bits(next_rank, copies=True)
+    assert saved == pytest.approx(feature - copy)
+    # red(card) != red(last): bool kind, == or !=, the predicate read, its copy
+    predicate = np.log2(9) + np.log2(9) + np.log2(3)
+    alternation = parse("red(card) != red(last)").expr
+    assert description_bits(alternation, copies=True) == pytest.approx(
+        np.log2(9) + 1 + predicate + copy
+    )
+    # no copy: another feature, the same card, or a number
+    for text in ("rank(card) == suit(last)", "rank(card) == rank(card)", "rank(card) == 3"):
+        expr = parse(text).expr
+        assert description_bits(expr, copies=True) == description_bits(expr), text
+    # inside a bigger rule each copy counts
+    both = parse("suit(card) == suit(last) or rank(card) == rank(last)").expr
+    saved = description_bits(both) - description_bits(both, copies=True)
+    assert saved == pytest.approx(2 * (feature - copy))
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -25,6 +25,7 @@ SMALL = {
     "standard": (GRAMMARS["standard"], 1500),
     "arithmetic": (GRAMMARS["arithmetic"], 1500),
     "verdict": (GRAMMARS["verdict"], 1500),
+    "relational": (GRAMMARS["relational"], 1500),
     "prev": (
         Grammar(
             name="prev",
@@ -79,7 +80,8 @@ def test_no_two_hypotheses_share_a_behaviour(space):
 def test_bits_are_the_description_length_of_the_shortest_formula_in_order(space):
     assert (np.diff(space.bits) >= -1e-9).all()
     for i in range(0, len(space), 7):
-        assert space.bits[i] == pytest.approx(description_bits(space.node(i)), abs=1e-9)
+        bits = description_bits(space.node(i), copies=space.grammar.copies)
+        assert space.bits[i] == pytest.approx(bits, abs=1e-9)
 
 
 def test_prior_sums_the_formulas_of_a_behaviour(space):
@@ -239,3 +241,19 @@ def test_grammars_differ_in_what_they_can_conceive():
     for space in (colours, standard):
         i = space.index_of(parse("red(card)"))
         assert space.verdicts(i)[space.context_index(context)][card.face]
+
+
+def test_copies_make_comparisons_of_one_feature_more_probable():
+    standard = build_space("standard", 3000, cache=False)
+    relational = build_space("relational", 3000, cache=False)
+
+    def log_prior(space, text):
+        return space.log_prior[space.index_of(parse(text))]
+
+    same, mixed = "suit(card) == suit(last)", "suit(card) == color(last)"
+    assert log_prior(standard, same) == pytest.approx(log_prior(standard, mixed), abs=0.5)
+    assert log_prior(relational, same) > log_prior(relational, mixed) + 2
+    # the shortest formula of a copy is the copy, priced as in description_bits
+    i = relational.index_of(parse(same))
+    assert relational.bits[i] == pytest.approx(description_bits(parse(same).expr, copies=True))
+    assert relational.bits[i] < description_bits(parse(same).expr) - 3

@@ -27,6 +27,13 @@ alternatives, and the rule's bits are the sum over its nodes:
 - a ``card`` node is one of ``card``, ``last``, ``prev``.
 
 The same prior serves as the Bayesian agents' prior over hypotheses.
+
+Copies (``copies=True``, as in grammars with ``Grammar.copies``): people compare a
+feature of the card with *the same* feature of another card far more often than with a
+different one. With copies, a comparison, ``+``, ``-`` or true/false equality whose two
+operands read one feature or predicate of two different cards (``rank(card) -
+rank(last)``, ``red(card) != red(last)``) may write its right operand as a copy of the
+left one: 1 bit, then the card. A rule's bits are those of its cheapest writing.
 """
 
 from __future__ import annotations
@@ -68,8 +75,10 @@ def elias_gamma_bits(n: int) -> int:
     return 2 * (n.bit_length() - 1) + 1
 
 
-def description_bits(node: Node) -> float:
+def description_bits(node: Node, copies: bool = False) -> float:
     """``-log2`` of the rule's probability under the grammar prior (module docstring).
+
+    ``copies``: whether operands may be copied (see the module docstring).
 
     Examples
     --------
@@ -77,11 +86,37 @@ def description_bits(node: Node) -> float:
     >>> # a bool of 9 kinds, a predicate of 9, a card of 3: log2(9 * 9 * 3)
     >>> round(description_bits(parse("red(card)").expr), 2)
     7.92
+    >>> alternation = parse("color(card) != color(last)").expr
+    >>> round(description_bits(alternation) - description_bits(alternation, copies=True), 2)
+    3.81
     """
-    return _bits(node, result_type(node))
+    return _bits(node, result_type(node), copies)
 
 
-def _bits(node: Node, kind: str) -> float:
+#: What the copy of an operand costs: 1 bit, then the card.
+COPY_BITS = 1 + math.log2(_CARD_CHOICES)
+
+
+def is_copy(left: Node, right: Node) -> bool:
+    """Whether ``right`` reads the feature or predicate ``left`` reads, of another card.
+
+    >>> from eleusis_lab.rules import parse
+    >>> is_copy(*parse("suit(card) == suit(last)").expr.children())
+    True
+    >>> is_copy(*parse("suit(card) == color(last)").expr.children())
+    False
+    """
+    return (
+        isinstance(left, Call)
+        and isinstance(right, Call)
+        and left.func == right.func
+        and (left.func in INT_FEATURES or left.func in PREDICATES)
+        and all(isinstance(arg, Var) for arg in (*left.args, *right.args))
+        and left.args[0].name != right.args[0].name
+    )
+
+
+def _bits(node: Node, kind: str, copies: bool = False) -> float:
     log2 = math.log2
     if kind == "card":
         return log2(_CARD_CHOICES)
@@ -97,36 +132,52 @@ def _bits(node: Node, kind: str) -> float:
     if isinstance(node, Run):
         return cost + log2(_INT_ATOMS) + log2(len(RUN_FEATURES))
     if isinstance(node, Not | Neg):
-        return cost + _bits(node.operand, kind)
+        return cost + _bits(node.operand, kind, copies)
     if isinstance(node, If):
-        return cost + _bits(node.cond, "bool") + _bits(node.then, kind) + _bits(node.orelse, kind)
+        return (
+            cost
+            + _bits(node.cond, "bool", copies)
+            + _bits(node.then, kind, copies)
+            + _bits(node.orelse, kind, copies)
+        )
     if isinstance(node, In):
         return (
             cost
             + 1
             + elias_gamma_bits(len(node.values))
-            + sum(_bits(child, "int") for child in node.children())
+            + sum(_bits(child, "int", copies) for child in node.children())
         )
     if isinstance(node, Call):
         if node.func in PREDICATES:
             arg = node.args[0]
             arg_kind = result_type(arg)
             choice = 1 if len(PREDICATES[node.func]) > 1 else 0
-            return cost + log2(len(PREDICATES)) + choice + _bits(arg, arg_kind)
+            return cost + log2(len(PREDICATES)) + choice + _bits(arg, arg_kind, copies)
         if node.func in INT_FEATURES:
-            return cost + log2(len(INT_FEATURES)) + _bits(node.args[0], "card")
-        return cost + log2(len(INT_FUNCTIONS)) + sum(_bits(a, "int") for a in node.args)
+            return cost + log2(len(INT_FEATURES)) + _bits(node.args[0], "card", copies)
+        return cost + log2(len(INT_FUNCTIONS)) + sum(_bits(a, "int", copies) for a in node.args)
     if isinstance(node, BinOp):
         if node.op in ("and", "or"):
-            return cost + _bits(node.left, "bool") + _bits(node.right, "bool")
+            return cost + _bits(node.left, "bool", copies) + _bits(node.right, "bool", copies)
         if node.op == "mod":
-            return cost + _bits(node.left, "int") + elias_gamma_bits(node.right.value)
-        if node.op in ("+", "-", "*"):
-            return cost + log2(3) + _bits(node.left, "int") + _bits(node.right, "int")
+            return cost + _bits(node.left, "int", copies) + elias_gamma_bits(node.right.value)
+        if node.op == "*":
+            return (
+                cost + log2(3) + _bits(node.left, "int", copies) + _bits(node.right, "int", copies)
+            )
+        if node.op in ("+", "-"):
+            return cost + log2(3) + _operand_bits(node, "int", copies)
         operand_kind = result_type(node.left)
         ops = 2 if operand_kind == "bool" else len(COMPARISONS)
-        return cost + log2(ops) + _bits(node.left, operand_kind) + _bits(node.right, operand_kind)
+        return cost + log2(ops) + _operand_bits(node, operand_kind, copies)
     raise TypeError(f"not a rule node: {node!r}")
+
+
+def _operand_bits(node: BinOp, kind: str, copies: bool) -> float:
+    left = _bits(node.left, kind, copies)
+    if copies and is_copy(node.left, node.right):
+        return left + COPY_BITS
+    return left + _bits(node.right, kind, copies)
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ from eleusis_lab.rules.ast import (
     Num,
     Var,
 )
-from eleusis_lab.rules.complexity import elias_gamma_bits
+from eleusis_lab.rules.complexity import COPY_BITS, elias_gamma_bits
 from eleusis_lab.rules.context import (
     NO_CARD,
     OUTCOME_NONE,
@@ -194,6 +194,11 @@ class Grammar:
         ``if c then a else b`` on true/false values.
     set_sizes : tuple of int
         Sizes of the literal sets of ``x in {...}`` and ``x not in {...}``; empty: none.
+    copies : bool
+        Whether a comparison, ``+``, ``-`` or true/false equality of one feature or
+        predicate of two cards (``suit(card) == suit(last)``) may copy its left operand
+        into its right one, which then costs `COPY_BITS` (see
+        `eleusis_lab.rules.complexity`): such rules get much more probable.
 
     Examples
     --------
@@ -222,6 +227,7 @@ class Grammar:
     bool_equality: bool = True
     conditionals: bool = True
     set_sizes: tuple[int, ...] = ()
+    copies: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):  # lists would make the grammar unhashable
@@ -270,7 +276,8 @@ _RANK_NAMES = ("ace", "jack", "queen", "king")
 
 #: Named grammars. ``colours_suits`` knows only colours and suits; ``standard`` the card
 #: features, predicates, + - mod abs and the comparisons; ``arithmetic`` adds * min max,
-#: unary minus and small sets; ``verdict`` is ``standard`` reading ``last_play_right``.
+#: unary minus and small sets; ``verdict`` is ``standard`` reading ``last_play_right``;
+#: ``relational`` is ``standard`` with copies (`Grammar.copies`).
 GRAMMARS: dict[str, Grammar] = {
     "colours_suits": Grammar(
         name="colours_suits",
@@ -295,6 +302,7 @@ GRAMMARS: dict[str, Grammar] = {
         set_sizes=(2, 3),
     ),
     "verdict": Grammar(name="verdict", constants=_RANK_NAMES, last_play_right=True),
+    "relational": Grammar(name="relational", constants=_RANK_NAMES, copies=True),
 }
 DEFAULT_GRAMMAR = "standard"
 DEFAULT_MAX_BITS = 64.0
@@ -822,6 +830,8 @@ class _Enumerator:
             yield from self._binary(
                 "bool", B_CMP, ints, ints, _COMPARE_BITS, ci, mode, 2.0 if both else 1.0, lo, hi
             )
+        if g.copies:
+            yield from self._copies(lo, hi)
         if len(self.sets):
             yield from self._sets(lo, hi)
         # true/false from true/false
@@ -862,6 +872,41 @@ class _Enumerator:
             for s in range(0, len(index), _CHUNK):
                 part = slice(s, s + _CHUNK)
                 yield _Batch(kind, op, index[part], -1, -1, arg, bits[part], mass[part])
+
+    def _copies(self, lo, hi) -> Iterator[_Batch]:
+        """Operations on one feature (or predicate) of two cards, the right one copied.
+
+        As `_binary` on the feature reads (predicate reads), but the right operand costs
+        `COPY_BITS`: these formulas come earlier, and their mass adds to the behaviour's.
+        """
+        g = self.grammar
+        ints, bools = self.ints, self.bools
+        # (kind, operands, op, arg, cost, symmetric, mass factor), as in `candidates`
+        productions = [
+            ("int", ints, _INT_BINARY[name], 0, _ARITH_BITS, name == "+", 1.0 + (name == "+"))
+            for name in ("+", "-")
+            if name in g.arithmetic
+        ]
+        for ci, name in enumerate(_CMP_OPS):
+            mirror = {"<": ">", "<=": ">="}.get(name)
+            if name in g.comparisons or mirror in g.comparisons:
+                both = mirror is None or (name in g.comparisons and mirror in g.comparisons)
+                productions.append(
+                    ("bool", ints, B_CMP, ci, _COMPARE_BITS, mirror is None, 1.0 + both)
+                )
+        if g.bool_equality:
+            productions += [("bool", bools, B_BEQ, arg, _K_BOOL + 1, True, 2.0) for arg in (0, 1)]
+        pairs = {ints: _copy_pairs(ints, I_FEAT), bools: _copy_pairs(bools, B_PRED_CARD)}
+        for kind, store, op, arg, cost, symmetric, factor in productions:
+            left, right = pairs[store]
+            if not symmetric:  # both orders are different formulas
+                left, right = np.concatenate([left, right]), np.concatenate([right, left])
+            bits = cost + store.bits[left] + COPY_BITS
+            keep = np.floor(bits + _EPS) == lo
+            if keep.any():
+                left, right, bits = left[keep], right[keep], bits[keep]
+                mass = 2.0 ** -(cost + COPY_BITS) * store.mass[left] * factor
+                yield _Batch(kind, op, left, right, -1, arg, bits, mass)
 
     def _sets(self, lo, hi) -> Iterator[_Batch]:
         ints = self.ints
@@ -1018,6 +1063,15 @@ class _Enumerator:
             self.hyp_keys = np.union1d(self.hyp_keys, vk)
         store.append(batch, keys, keys2, rows)
         return len(batch.bits)
+
+
+def _copy_pairs(store: _Store, leaf_op: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stored leaves reading one feature (or predicate) of two different cards: (i, j)."""
+    leaves = np.flatnonzero(store.op == leaf_op)
+    i, j = np.triu_indices(len(leaves), 1)
+    i, j = leaves[i], leaves[j]
+    same = (store.arg[i] == store.arg[j]) & (store.a[i] != store.a[j])
+    return i[same], j[same]
 
 
 def _collapse(keys, keys2, batch: _Batch):

@@ -48,7 +48,8 @@ four and identifies more rules than greedy play. For rule identification alone, 
 ``"lookahead"`` or ``"info_gain"`` (see ``agents.bayes_bench``).
 
 Declaring (solo, `SoloDeclaring`): the most probable hypothesis from probability 2/3,
-or from 0.2 when the next plays cannot make the agent surer; a declaration the game
+or, once the next plays cannot make the agent surer, from the probability at which
+declaring breaks even; a declaration the game
 answers by going on is wrong, and its hypothesis leaves the posterior.
 
 Once a few plays are seen, predictions only visit the hypotheses within ``e**-40``
@@ -89,8 +90,9 @@ _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
 _SLACK = 10.0  # how far the best may fall before the candidates are chosen again
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
-_STALL_CONFIDENCE = 0.2  # below 2/3, declare from here when plays can tell nothing more
+_TWINS_CONFIDENCE = 0.2  # below 2/3, declare the first of two twins from here
 _STALL_GAIN = 0.02  # "nothing more": how much a play may raise the best probability
+_STALL_TURNS = 3  # ... and how much it rose over the last turns
 _LEADERS = 256  # most probable hypotheses that tell whether a play can teach more
 
 
@@ -165,22 +167,37 @@ class SoloDeclaring:
         ``color(card) == color(last)`` agree on every play; the shorter is declared
         first and, refuted, leaves the other.
 
-        Below 2/3 it still declares a hypothesis of probability at least 0.2 when
-        waiting would cost a point a turn and teach nothing: when no card of the hand
-        can raise the probability of the best hypothesis after its verdict by 0.02 on
-        average, or when the best two are twins the next plays cannot tell apart and
-        together reach 2/3 (`_twins`; after a red starter, ``color(card) !=
-        color(last)`` and ``if length mod 2 == 1 then black(card) else red(card)``).
+        Below 2/3 it still declares when waiting would cost a point a turn and teach
+        nothing:
+
+        - when no card of the hand can raise the probability of the best hypothesis
+          after its verdict by 0.02 on average (`_stalled`), and it did not rise by
+          0.02 over the last three turns either, from the probability at which
+          declaring breaks even: found now, on turn ``k``, it scores ``31 - k``; wrong,
+          it loses 2, so it declares from ``p = 2 / (33 - k)`` (2/3 on turn 30);
+        - when the best two are twins the next plays cannot tell apart and together
+          reach 2/3 (`_twins`; after a red starter, ``color(card) != color(last)`` and
+          ``if length mod 2 == 1 then black(card) else red(card)``), from 0.2.
         """
         declared = getattr(self, "declared_now_", None)  # (game, hypothesis) or None
         if declared is not None and declared[0] is self.info_:
             self._refute(declared[1])
         self.declared_now_ = None
         best = self._best()
-        if best is None or best[1] < _STALL_CONFIDENCE:
+        if best is None:
             return None
-        if best[1] < self.declare_confidence and not (
-            self._stalled(obs, best[1]) or self._twins(obs) >= self.declare_confidence
+        turn = len(obs.main_line) - 1 + sum(len(cards) for cards in obs.wrong_cards)
+        trail = getattr(self, "best_trail_", None)  # (game, best probability per turn)
+        if trail is None or trail[0] is not self.info_:
+            self.best_trail_ = trail = (self.info_, [])
+        trail[1].append(best[1])
+        recent = trail[1][-_STALL_TURNS:]
+        flat = len(recent) == _STALL_TURNS and max(recent) - min(recent) < _STALL_GAIN
+        sure = best[1] >= self.declare_confidence
+        if not (
+            sure
+            or (best[1] >= 2 / (33 - turn) and flat and self._stalled(obs, best[1]))
+            or (best[1] >= _TWINS_CONFIDENCE and self._twins(obs) >= self.declare_confidence)
         ):
             return None
         self.declared_now_ = (self.info_, best[0])
@@ -218,12 +235,13 @@ class SoloDeclaring:
         if not len(probabilities):
             return True
         # The best probability after the verdict, on average: sum over the two verdicts
-        # of the largest joint probability of a hypothesis and that verdict. The mass
-        # outside the leaders might all be one hypothesis: it is counted in full.
+        # of the largest joint probability of a hypothesis and that verdict. No
+        # hypothesis outside the leaders is more probable than the least of them.
         joint = probabilities[:, None]
-        after = (joint * said_right).max(axis=0) + (joint * ~said_right).max(axis=0)
-        rest = max(0.0, 1.0 - float(probabilities.sum()))
-        return bool(after.max() + rest < best + _STALL_GAIN)
+        outside = float(probabilities.min()) if probabilities.sum() < 1 - 1e-9 else 0.0
+        right = np.maximum((joint * said_right).max(axis=0), outside)
+        wrong = np.maximum((joint * ~said_right).max(axis=0), outside)
+        return bool((right + wrong).max() < best + _STALL_GAIN)
 
 
 class BayesAgent(SoloDeclaring, LearningAgent):
@@ -233,7 +251,8 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     ----------
     grammar : str or Grammar
         A preset of `eleusis_lab.rules.enumerate.GRAMMARS` or a `Grammar`: what the
-        agent can conceive of.
+        agent can conceive of. The default, ``relational``, is the standard grammar
+        in which comparing one feature of two cards is cheap (`Grammar.copies`).
     max_hypotheses : int
         The number of distinct behaviours, most probable first.
     noise : float
@@ -264,7 +283,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     def __init__(
         self,
-        grammar: str | Grammar = "standard",
+        grammar: str | Grammar = "relational",
         max_hypotheses: int = 100_000,
         noise: float = 0.005,
         fallback: float = 0.01,

@@ -168,7 +168,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     Parameters
     ----------
     grammar : str or Grammar
-        The grammar of the base space (rules of the card and the last card).
+        The grammar of the base space (rules of the card and the last card), as in
+        `BayesAgent`.
     max_hypotheses : int
         Hypotheses of the base space, most probable first.
     noise : float
@@ -203,7 +204,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def __init__(
         self,
-        grammar: str | Grammar = "standard",
+        grammar: str | Grammar = "relational",
         max_hypotheses: int = 100_000,
         noise: float = 0.005,
         fallback: float = 0.01,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents.simple import OracleAgent, RandomAgent
-from eleusis_lab.agent import Agent, clone
+from eleusis_lab.agent import Agent, Observation, clone
 from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games import solo
@@ -422,6 +422,66 @@ def test_bayes_agent_knows_twins_no_play_can_tell_apart():
     assert {first, second} == {"red(card)", "color(card) == color(last)"}
     obs = Observation("solo", 0, 1, hand, tuple(line), ((),), False)
     assert agent._twins(obs) == pytest.approx(p1 + p2)
+
+
+class _Fixed:
+    """Hypotheses with fixed probabilities that all call every face right: no play
+    can tell them apart (what `SoloDeclaring` asks of an agent, and nothing more)."""
+
+    declare_confidence = 2 / 3
+
+    def __init__(self, probabilities):
+        self.probabilities = dict(enumerate(probabilities))
+        self.info_ = object()  # one game
+
+    def _best(self):
+        total = sum(self.probabilities.values())
+        best = max(self.probabilities, key=self.probabilities.get)
+        return best, self.probabilities[best] / total
+
+    def _refute(self, hypothesis):
+        del self.probabilities[hypothesis]
+
+    def _rule_text(self, hypothesis):
+        return f"rule {hypothesis}"
+
+    def _leaders(self, context, faces):
+        total = sum(self.probabilities.values())
+        p = np.array(list(self.probabilities.values())) / total
+        return p, np.ones((len(p), len(faces)), dtype=bool)
+
+
+def _fixed_agent(probabilities):
+    from agents.bayes import SoloDeclaring
+
+    return type("Fixed", (SoloDeclaring, _Fixed), {})(probabilities)
+
+
+def _after_turn(turn):
+    """An observation after ``turn`` plays, all right."""
+    deck = two_decks()
+    line = tuple(deck[: turn + 1])
+    return Observation("solo", 0, 1, tuple(deck[60:72]), line, ((),), True)
+
+
+def test_bayes_agents_declare_when_nothing_can_be_learnt_and_it_pays():
+    """Stalled for three turns, declare from the break-even probability 2 / (33 - turn)."""
+    # the best at 0.3, twins with the second (0.5 together, under 2/3), the rest tiny
+    probabilities = [0.3, 0.2] + [0.01] * 50
+    agent = _fixed_agent(probabilities)
+    obs = _after_turn(10)  # break-even 2 / 23
+    assert [agent.declare_rule(obs) for _ in range(3)] == [None, None, "rule 0"]
+    # the game went on, so rule 0 was wrong: rule 1 (0.2 / 0.7) is next
+    assert agent.declare_rule(obs) == "rule 1"
+    late = _fixed_agent(probabilities)
+    obs = _after_turn(29)  # break-even 2 / 4: a wrong declaration costs more than 0.3 of 2
+    assert [late.declare_rule(obs) for _ in range(5)] == [None] * 5
+    learning = _fixed_agent([0.3, 0.2, 0.5])  # every play tells the best, 0.5, from the rest
+    learning._leaders = lambda context, faces: (
+        np.array([0.3, 0.2, 0.5]),
+        np.array([[True] * len(faces), [True] * len(faces), [False] * len(faces)]),
+    )
+    assert [learning.declare_rule(_after_turn(10)) for _ in range(5)] == [None] * 5
 
 
 @pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)

@@ -31,6 +31,9 @@ starters the secret rule refuses on an empty line, and it lets a face follow its
 number of times (two decks hold two copies). A declaration that only differs from the
 rule there is judged wrong.
 
+The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) are in
+`eleusis_lab.games.solo_record`; this module re-exports them.
+
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
 generator on it and the agent gets its own spawned generator, as in classic Eleusis.
 
@@ -57,7 +60,6 @@ Examples
 from __future__ import annotations
 
 import functools
-import textwrap
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -68,20 +70,26 @@ from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, face_card, format_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games._faults import check_seed, exception_text, is_int, shorten, text
+from eleusis_lab.games.solo_record import (
+    END_REASONS,
+    EXACT,
+    FOUND,
+    GAME,
+    INVALID,
+    NO_STARTER,
+    OUT_OF_CARDS,
+    SIMULATION,
+    TURN_CAP,
+    Declaration,
+    SoloRecord,
+    format_solo_layout,
+)
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
     Fault,
-    JsonRecord,
-    RecordError,
-    _fault_lines,
-    card_from_text,
     card_text,
-    cards_from_text,
-    cards_text,
     describe_agent,
-    main_line_rows,
-    reading_record,
 )
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import Equivalence, equivalent
@@ -112,37 +120,17 @@ __all__ = [
     "solo_score",
 ]
 
-GAME = "solo"
 HAND_SIZE = 12
 MAX_TURNS = 30
 #: Points a wrong declaration costs.
 WRONG_PENALTY = 2
 _DECK = tuple(two_decks())
 
-#: How a solo game ended (`SoloRecord.end`).
-FOUND = "found"
-TURN_CAP = "turn_cap"
-OUT_OF_CARDS = "out_of_cards"
-NO_STARTER = "no_starter"
-END_REASONS = {
-    FOUND: "the rule was found",
-    TURN_CAP: "the last turn was played",
-    OUT_OF_CARDS: "the player ran out of cards",
-    NO_STARTER: "the stock ran out before the rule accepted a starter",
-}
-
-#: How a declaration was judged (`Judgement.method`).
-EXACT = "exact"
-SIMULATION = "simulation"
-INVALID = "invalid"
-METHODS = (EXACT, SIMULATION, INVALID)
-
 #: A fault of ``declare_rule``: it returned something that is neither text nor None.
 ILLEGAL_DECLARATION = "illegal_declaration"
 _FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
 _FAULT_CALLS = ("start_game", "choose_play", "observe", "declare_rule")
 ON_FAULT = ("substitute", "raise")
-FORMAT_VERSION = 1
 
 
 # -- score --------------------------------------------------------------------------------
@@ -428,172 +416,6 @@ def solo_deal(
     rule = parse(rule) if isinstance(rule, str) else rule
     rng = np.random.default_rng(np.random.SeedSequence(check_seed(seed)))
     return _deal(rng, rule, hand_size)
-
-
-# -- the record ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """A rule declared on ``turn`` and its judgement (see `Judgement`)."""
-
-    turn: int
-    text: str
-    correct: bool
-    method: str
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class SoloRecord(JsonRecord):
-    """Everything about one solo game: enough to replay, check, score and lay it out.
-
-    Attributes
-    ----------
-    game : str
-        ``"solo"``.
-    rule, rule_name : str, str or None
-        The secret rule's canonical text and its catalog name, if any.
-    seed : int
-        The seed the game was played with.
-    config : dict
-        `SoloConfig.to_dict`.
-    agent : dict
-        The player: ``name``, ``spec`` and ``params`` (`eleusis_lab.record.describe_agent`).
-    deal : tuple of Card
-        The hand as dealt.
-    refused : tuple of Card
-        Cards drawn for a starter and refused by the rule on an empty line (discarded).
-    starter : Card or None
-        The first card of the main line (``None``: the game ended with `NO_STARTER`).
-    events : tuple of Event
-        Every play: card, verdict and the main-line position it was judged against.
-    declarations : tuple of Declaration
-        Every declaration, in order, with its judgement.
-    main_line, side_line : tuple of Card
-        The main line (starter first) and the wrong cards, at the end.
-    hand, stock : tuple of Card
-        The player's hand and the stock (in drawing order) at the end.
-    end : str
-        `FOUND`, `TURN_CAP`, `OUT_OF_CARDS` or `NO_STARTER`.
-    turns : int
-        Turns played.
-    found_turn : int or None
-        The turn of the correct declaration.
-    wrong_declarations : int
-        Declarations judged wrong (invalid text included).
-    score, floored_score : int
-        `solo_score` and ``max(0, score)``.
-    success : bool
-        Whether the rule was found.
-    faults : tuple of Fault
-        The agent's faults, in order (``seat`` is 0).
-    """
-
-    kind = "solo game record"  # named in errors: "not a solo game record: ..."
-
-    game: str
-    rule: str
-    rule_name: str | None
-    seed: int
-    config: dict[str, Any]
-    agent: dict[str, Any]
-    deal: tuple[Card, ...]
-    refused: tuple[Card, ...]
-    starter: Card | None
-    events: tuple[Event, ...]
-    declarations: tuple[Declaration, ...]
-    main_line: tuple[Card, ...]
-    side_line: tuple[Card, ...]
-    hand: tuple[Card, ...]
-    stock: tuple[Card, ...]
-    end: str
-    turns: int
-    found_turn: int | None
-    wrong_declarations: int
-    score: int
-    floored_score: int
-    success: bool
-    faults: tuple[Fault, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""
-
-        return {
-            "format": FORMAT_VERSION,
-            "game": self.game,
-            "rule": self.rule,
-            "rule_name": self.rule_name,
-            "seed": self.seed,
-            "config": dict(self.config),
-            "agent": dict(self.agent),
-            "deal": cards_text(self.deal),
-            "refused": cards_text(self.refused),
-            "starter": None if self.starter is None else card_text(self.starter),
-            "events": [
-                {"card": card_text(e.card), "right": e.right, "position": e.position}
-                for e in self.events
-            ],
-            "declarations": [d.to_dict() for d in self.declarations],
-            "main_line": cards_text(self.main_line),
-            "side_line": cards_text(self.side_line),
-            "hand": cards_text(self.hand),
-            "stock": cards_text(self.stock),
-            "end": self.end,
-            "turns": self.turns,
-            "found_turn": self.found_turn,
-            "wrong_declarations": self.wrong_declarations,
-            "score": self.score,
-            "floored_score": self.floored_score,
-            "success": self.success,
-            "faults": [fault.to_dict() for fault in self.faults],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SoloRecord:
-        """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        with reading_record(cls.kind):
-            if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
-                raise RecordError(
-                    f"not a solo game record (format {data.get('format')!r}, game"
-                    f" {data.get('game')!r}; this version reads format {FORMAT_VERSION})"
-                )
-
-            starter = data["starter"]
-            return cls(
-                game=data["game"],
-                rule=data["rule"],
-                rule_name=data.get("rule_name"),
-                seed=data["seed"],
-                config=dict(data["config"]),
-                agent=dict(data["agent"]),
-                deal=cards_from_text(data["deal"]),
-                refused=cards_from_text(data["refused"]),
-                starter=None if starter is None else card_from_text(starter),
-                events=tuple(
-                    Event(0, card_from_text(e["card"]), 1, e["right"], e["position"])
-                    for e in data["events"]
-                ),
-                declarations=tuple(
-                    Declaration(d["turn"], d["text"], d["correct"], d["method"], d["reason"])
-                    for d in data["declarations"]
-                ),
-                main_line=cards_from_text(data["main_line"]),
-                side_line=cards_from_text(data["side_line"]),
-                hand=cards_from_text(data["hand"]),
-                stock=cards_from_text(data["stock"]),
-                end=data["end"],
-                turns=data["turns"],
-                found_turn=data["found_turn"],
-                wrong_declarations=data["wrong_declarations"],
-                score=data["score"],
-                floored_score=data["floored_score"],
-                success=data["success"],
-                faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
-            )
 
 
 # -- the game -----------------------------------------------------------------------------
@@ -1002,81 +824,3 @@ def _check_faults(rec: SoloRecord) -> list[str]:
     if rec.faults and rec.config.get("on_fault") == "raise":
         problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
     return problems
-
-
-# -- layout -------------------------------------------------------------------------------
-
-_CELL = 5
-_LABEL = 8
-_WIDTH = 100
-
-
-def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12) -> str:
-    """The table at the end of a solo game, the declarations and the score.
-
-    The main line runs left to right in blocks of ``columns`` cards, with the wrong
-    cards of the side line under the card they were played on; then the refused
-    starters, every declaration with its judgement, the score and any faults.
-
-    Examples
-    --------
-    >>> from agents.simple import OracleAgent
-    >>> print(format_solo_layout(play_solo("black(card)", OracleAgent(), seed=0)))
-    ... # doctest: +ELLIPSIS
-    solo Eleusis, seed 0, rule: black(card)
-    agent: OracleAgent
-    options: hand_size=12, max_turns=30, on_fault=substitute, simulation_games=1000, ...
-    refused starters (discarded): 2H JH
-    wrong cards are under the main-line card they were played on
-    <BLANKLINE>
-    position   0    1
-    main      QC  ...
-    <BLANKLINE>
-    declarations: 1 (0 wrong)
-      turn  1  correct (exact)  black(card)
-    found on turn 1 with 0 wrong declarations: score 30 (floored 30)
-    """
-    main = record.main_line
-    under: list[list[str]] = [[] for _ in main]
-    for event in record.events:
-        if not event.right and 0 <= event.position < len(main):
-            under[event.position].append(f"{event.card!s:>3}")
-
-    name = f" ({record.rule_name})" if record.rule_name else ""
-    options = ", ".join(f"{k}={v}" for k, v in record.config.items())
-    lines = [
-        f"solo Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        f"agent: {record.agent.get('name')}",
-        *textwrap.wrap(f"options: {options}", width=_WIDTH, subsequent_indent="  "),
-        f"refused starters (discarded): {format_cards(record.refused) or 'none'}",
-    ]
-    if record.starter is None:
-        lines.append("no starter: the stock ran out before the rule accepted a card")
-    else:
-        lines += ["wrong cards are under the main-line card they were played on", ""]
-    lines += main_line_rows(main, under, columns, max_rows)
-    lines = [line.rstrip() for line in lines]
-
-    wrong = record.wrong_declarations
-    lines.append(f"declarations: {len(record.declarations)} ({wrong} wrong)")
-    for d in record.declarations:
-        verdict = "correct" if d.correct else "wrong"
-        text = " ".join(d.text.split())
-        line = f"  turn {d.turn:>2}  {verdict} ({d.method})  {text}"
-        lines.append(line if len(line) <= _WIDTH else line[: _WIDTH - 3] + "...")
-        if not d.correct:
-            lines.append(textwrap.shorten(f"           {d.reason}", _WIDTH, placeholder="..."))
-    plural = "" if wrong == 1 else "s"
-    if record.success:
-        lines.append(
-            f"found on turn {record.found_turn} with {wrong} wrong declaration{plural}:"
-            f" score {record.score} (floored {record.floored_score})"
-        )
-    else:
-        reason = END_REASONS.get(record.end, record.end)
-        lines.append(
-            f"not found after {record.turns} turns ({reason}), {wrong} wrong"
-            f" declaration{plural}: score {record.score} (floored {record.floored_score})"
-        )
-    lines += _fault_lines(record.faults)
-    return "\n".join(lines)

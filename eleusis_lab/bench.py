@@ -28,6 +28,7 @@ __all__ = [
     "bench_agents",
     "bench_engine",
     "bench_solo",
+    "fault_warnings",
     "format_solo_table",
     "main",
     "rule_families",
@@ -320,8 +321,10 @@ def solo_games(
         Columns ``agent``, ``rule`` (catalog name, else text), ``family`` (`rule_families`,
         ``"other"`` outside the catalog), ``seed``, ``success``, ``found_turn`` (NaN when
         not found), ``turns``, ``wrong_declarations``, ``score``, ``floored_score``,
-        ``end``, ``faults``, ``seconds`` (the agent's time in ``choose_play``, ``observe``
-        and ``declare_rule``) and ``decisions`` (turns played).
+        ``end``, ``faults`` and ``first_fault`` (its kind, call and message: the agent
+        raised, or played a card it does not hold ...), ``seconds`` (the agent's time in
+        ``choose_play``, ``observe`` and ``declare_rule``) and ``decisions`` (turns
+        played).
 
     Examples
     --------
@@ -363,11 +366,40 @@ def solo_games(
                 "floored_score": record.floored_score,
                 "end": record.end,
                 "faults": len(record.faults),
+                "first_fault": _fault_text(record.faults[0]) if record.faults else "",
                 "seconds": spent[0],
                 "decisions": record.turns,
             }
         )
     return pd.DataFrame(rows)
+
+
+def _fault_text(fault) -> str:
+    return f"{fault.kind} in {fault.call}: {fault.message}"
+
+
+def fault_warnings(games) -> list[str]:
+    """One line per agent whose games recorded faults: how many, and the first.
+
+    A game with a fault goes on (a faulty play is replaced, a failed ``start_game`` is
+    only recorded), so its score is not quite the agent's own.
+
+    >>> import pandas as pd
+    >>> games = pd.DataFrame({"agent": ["a", "a", "b"], "faults": [0, 2, 0],
+    ...                       "first_fault": ["", "raised in start_game: boom", ""]})
+    >>> fault_warnings(games)
+    ['a: 1 of 2 games recorded agent faults (2 in all); the first: raised in start_game: boom']
+    """
+    lines = []
+    for agent, group in games.groupby("agent", sort=False):
+        faulty = group[group["faults"] > 0]
+        if len(faulty):
+            first, total = faulty["first_fault"].iloc[0], int(faulty["faults"].sum())
+            lines.append(
+                f"{agent}: {len(faulty)} of {len(group)} games recorded agent faults"
+                f" ({total} in all); the first: {first}"
+            )
+    return lines
 
 
 def summarize_solo(games, by: str | Sequence[str] = "agent"):

@@ -16,13 +16,15 @@ import numpy as np
 
 from eleusis_lab.cards import CardError, format_cards, parse_cards
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.registry import UnknownAgentError, parse_agent_list
+from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_specs
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
 from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
 from eleusis_lab.rules.complexity import complexity
 from eleusis_lab.rules.printer import to_tree
 from eleusis_lab.rules.reach import TooManyContexts
+
+_AGENTS_HELP = "comma-separated agent names, with any parameters: bayes(grammar=standard)"
 
 # What a user can get wrong: reported in one line, exit code 2.
 USER_ERRORS = (
@@ -82,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--agents",
-        help="comma-separated agent names or module:Class, one per seat (one name fills all;"
+        help="comma-separated agent names or module:Class, with any parameters as in"
+        " bayes(grammar=standard), one per seat (one name fills all;"
         " default: random, secrets-random for secrets)",
     )
     play.add_argument("--rule", help="a catalog name or rule text (default: drawn by the seed)")
@@ -152,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--games", type=int, default=2000)
     engine.set_defaults(run=_bench_engine)
     agents = bench.add_parser("agents", help="compare agents over the catalog rules")
-    agents.add_argument("--agents", default="random,oracle", help="comma-separated agent names")
+    agents.add_argument("--agents", default="random,oracle", help=_AGENTS_HELP)
     agents.add_argument("--games", type=int, default=3, help="seeds per rule")
     agents.add_argument("--players", type=int, default=3)
     agents.add_argument(
@@ -161,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     agents.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
     agents.set_defaults(run=_bench_agents)
     solo = bench.add_parser("solo", help="the solo benchmark protocol over the catalog rules")
-    solo.add_argument("--agents", default="random,oracle,bayes", help="comma-separated names")
+    solo.add_argument("--agents", default="random,oracle,bayes", help=_AGENTS_HELP)
     solo.add_argument("--seeds", type=int, default=2, help="seeds per rule")
     solo.add_argument(
         "--rules", nargs="+", metavar="RULE", help="catalog names or texts (default: acceptable)"
@@ -263,7 +266,7 @@ def _play(args) -> int:
     if args.match and match_name is None:
         raise ConfigError(f"{args.game} has no match: it is one player's game")
     secrets = args.game == "secrets"  # a board game: its own agents, no rule
-    names = [name.strip() for name in (args.agents or "random").split(",")]
+    names = split_specs(args.agents or "random")
     if secrets and args.agents is None:
         names = ["secrets-random"]
     count = args.players or (len(names) if len(names) > 1 else default_players + args.match)
@@ -364,7 +367,7 @@ def _bench_engine(args) -> int:
 def _bench_agents(args) -> int:
     from eleusis_lab.bench import bench_agents
 
-    names = [name.strip() for name in args.agents.split(",")]
+    names = split_specs(args.agents)
     parse_agent_list(",".join(names))  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
     table = bench_agents(names, rules, games=args.games, players=args.players, verbose=True)
@@ -375,9 +378,9 @@ def _bench_agents(args) -> int:
 
 
 def _bench_solo(args) -> int:
-    from eleusis_lab.bench import format_solo_table, solo_games, summarize_solo
+    from eleusis_lab.bench import fault_warnings, format_solo_table, solo_games, summarize_solo
 
-    names = [name.strip() for name in args.agents.split(",")]
+    names = split_specs(args.agents)
     parse_agent_list(",".join(names))  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
     games = solo_games(names, rules, range(args.seeds), progress=True)
@@ -385,6 +388,8 @@ def _bench_solo(args) -> int:
     print(format_solo_table(summarize_solo(games), n_rules, args.seeds))
     if args.families:
         print(summarize_solo(games, ["agent", "family"]).to_string())
+    for line in fault_warnings(games):
+        print(f"warning: {line}", file=sys.stderr)
     if args.csv:
         games.to_csv(args.csv, index=False)
         print(f"written to {args.csv}")

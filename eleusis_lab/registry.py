@@ -3,7 +3,9 @@
 The engine never imports the ``agents`` package by module name. An agent is named
 either by a registered name (an entry point of the group ``eleusis_lab.agents``, which
 is how the built-in agents and third-party packages plug in) or by a ``module:Class``
-string pointing at any importable `Agent` subclass.
+string pointing at any importable `Agent` subclass. Either may carry parameters, as
+in a call: ``bayes(grammar=standard, noise=0.01)`` (values are Python literals; a bare
+word is a string). They are parsed, never evaluated.
 
 Examples
 --------
@@ -14,10 +16,13 @@ OracleAgent(choice='first')
 True
 >>> [type(a).__name__ for a in parse_agent_list("random, oracle")]
 ['RandomAgent', 'OracleAgent']
+>>> parse_agent_list("random, oracle(choice=first)")[1]
+OracleAgent(choice='first')
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 from importlib.metadata import EntryPoint, entry_points
@@ -35,6 +40,8 @@ __all__ = [
     "available_agents",
     "make_agent",
     "parse_agent_list",
+    "split_params",
+    "split_specs",
 ]
 
 #: The entry-point group where agent packages register their classes.
@@ -126,8 +133,11 @@ class AgentRegistry:
         return obj
 
     def make(self, spec: str, **params: Any) -> Any:
-        """A new agent from a registered name or ``module:Class``, with its parameters;
-        `AgentSpecError` also for a parameter the class does not take."""
+        """A new agent from a registered name or ``module:Class``, with its parameters
+        (given here or in the spec: ``name(key=value, ...)``); `AgentSpecError` also for
+        a parameter the class does not take."""
+        spec, written = split_params(spec, self.noun)
+        params = {**written, **params}
         cls = self.agent_class(spec)
         valid = cls._param_names()
         unknown = [name for name in params if name not in valid]
@@ -139,11 +149,65 @@ class AgentRegistry:
         return cls(**params)
 
     def parse_list(self, text: str) -> list:
-        """One new agent per comma-separated spec."""
-        specs = [spec.strip() for spec in text.split(",")] if isinstance(text, str) else []
+        """One new agent per comma-separated spec (commas inside parentheses belong to
+        the parameters)."""
+        specs = split_specs(text) if isinstance(text, str) else []
         if not specs or not all(specs):
             raise AgentSpecError(f"expected comma-separated {self.noun} names, got {text!r}")
         return [self.make(spec) for spec in specs]
+
+
+def split_specs(text: str) -> list[str]:
+    """The comma-separated specs of ``text`` (a comma inside parentheses belongs to the
+    parameters).
+
+    >>> split_specs("random, bayes(grammar=standard, noise=0.01)")
+    ['random', 'bayes(grammar=standard, noise=0.01)']
+    """
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [part.strip() for part in (*parts, text[start:])]
+
+
+def split_params(spec: Any, noun: str = "agent") -> tuple[Any, dict[str, Any]]:
+    """A spec's name and the parameters written after it: ``name(key=value, ...)``.
+
+    Values are Python literals (numbers, strings, tuples, True, None ...) or bare words,
+    read as strings. The text is parsed (`ast`), never evaluated.
+
+    >>> split_params("bayes(grammar=standard, noise=0.01)")
+    ('bayes', {'grammar': 'standard', 'noise': 0.01})
+    >>> split_params("random")
+    ('random', {})
+    """
+    if not isinstance(spec, str) or not spec.strip().endswith(")") or "(" not in spec:
+        return spec, {}
+    name, _, rest = spec.strip().partition("(")
+    problem = f"{noun} spec {spec!r}: parameters are written name(key=value, ...)"
+    try:
+        call = ast.parse(f"f({rest}", mode="eval").body
+    except SyntaxError:
+        raise AgentSpecError(problem) from None
+    if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
+        raise AgentSpecError(problem)
+    params = {}
+    for keyword in call.keywords:
+        value = keyword.value
+        if isinstance(value, ast.Name):  # a bare word: grammar=standard
+            params[keyword.arg] = value.id
+            continue
+        try:
+            params[keyword.arg] = ast.literal_eval(value)
+        except ValueError:
+            raise AgentSpecError(
+                f"{noun} spec {spec!r}: the value of {keyword.arg!r} is not a literal"
+                f" ({ast.unparse(value)!r})"
+            ) from None
+    return name.strip(), params
 
 
 #: The Eleusis agents.

@@ -146,6 +146,22 @@ def test_bench_solo_prints_the_table(capsys, tmp_path):
     assert "red_only" in path.read_text()
 
 
+def test_bench_solo_takes_agents_with_parameters(capsys):
+    agents = "oracle,bayes(grammar=colours_suits, max_hypotheses=500)"
+    argv = ["bench", "solo", "--agents", agents, "--seeds", "1", "--rules", "red_only"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    assert any(line.startswith("bayes(grammar=colours_suits") for line in out.splitlines())
+
+
+def test_bench_solo_warns_of_agent_faults(capsys):
+    argv = ["bench", "solo", "--agents", "bayes(grammar=nonesuch)", "--seeds", "1"]
+    code, out, err = run(capsys, *argv, "--rules", "red_only")
+    assert code == 0 and "bayes(grammar=nonesuch)" in out
+    assert "warning: bayes(grammar=nonesuch): 1 of 1 games recorded agent faults" in err
+    assert "unknown grammar 'nonesuch'" in err
+
+
 def test_bench_run_prints_the_timings(capsys, tmp_path):
     spec = tmp_path / "tiny.toml"
     spec.write_text(

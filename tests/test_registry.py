@@ -10,6 +10,7 @@ from eleusis_lab.registry import (
     available_agents,
     make_agent,
     parse_agent_list,
+    split_params,
 )
 
 
@@ -74,3 +75,35 @@ def test_parse_agent_list():
     for bad in ("", "random,,oracle", " , "):
         with pytest.raises(AgentSpecError, match="comma-separated"):
             parse_agent_list(bad)
+
+
+def test_parameters_in_the_spec():
+    agent = make_agent("oracle(choice=first)")
+    assert isinstance(agent, OracleAgent) and agent.choice == "first"
+    agent = make_agent("agents.simple:OracleAgent(choice='first')")
+    assert agent.choice == "first"
+    assert make_agent("oracle(choice=first)", choice="random").choice == "random"  # given wins
+    agents = parse_agent_list("random, oracle(choice=first), oracle")
+    assert [type(a) for a in agents] == [RandomAgent, OracleAgent, OracleAgent]
+    assert [a.choice for a in agents[1:]] == ["first", "random"]
+    assert split_params("m:C(size=3, names=('a', 'b'), on=True, none=None, word=w)") == (
+        "m:C",
+        {"size": 3, "names": ("a", "b"), "on": True, "none": None, "word": "w"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("oracle(first)", "name\\(key=value"),
+        ("oracle(choice=)", "name\\(key=value"),
+        ("oracle(**x)", "name\\(key=value"),
+        ("oracle(choice=open('x'))", "the value of 'choice' is not a literal"),
+        ("oracle(choice=__import__('os'))", "not a literal"),
+        ("oracle(choice=(a, b))", "not a literal"),
+        ("oracle(depth=3)", "takes no parameter 'depth'"),
+    ],
+)
+def test_bad_parameters_in_the_spec_are_parsed_not_run(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)

@@ -434,6 +434,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         gain = np.zeros(len(hand))
         weights = self._switch_posterior()[0]
         live = np.flatnonzero(weights > _LEADING)
+        if not len(live):  # the fallback holds the mass: no hypothesis to look ahead with
+            return _entropy(p_right)
         values = self._values(context)
         tops = {}
         for s in live:

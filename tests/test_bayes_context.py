@@ -131,6 +131,15 @@ def test_solo_finds_rules_the_plain_agent_cannot_conceive(rule):
     assert record.success and replay_solo(record) == []
 
 
+def test_plays_on_when_no_hypothesis_explains_the_plays():
+    """Colours and suits cannot say rank(card) > 6: with little noise the fallback
+    soon holds all the mass, and the lookahead has nothing to condition on."""
+    agent = ContextBayesAgent("colours_suits", 2000, noise=1e-5)
+    record = play_solo("rank(card) > 6", agent, seed=0)
+    assert record.faults == () and record.turns == 30
+    assert agent._switch_posterior()[1] > 0.99  # the fallback
+
+
 @pytest.mark.parametrize(
     "params",
     [{"noise": 0.6}, {"fallback": 1}, {"plain": 0}, {"policy": "mix"}, {"switches": ("length",)}],

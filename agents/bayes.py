@@ -11,8 +11,10 @@ The model
 - Prior: a hypothesis's summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
   or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``;
   times ``unacceptable`` for a hypothesis that leaves fewer than 13 faces right in
-  some context (a dealer may not choose such a rule, RULES.md section 1, item 8);
-  scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
+  some context (a dealer may not choose such a rule, RULES.md section 1, item 8) and
+  for ``true``, which rejects no card: with it nobody could ever be wrong, and there
+  would be nothing to find (the tautologies of the grammar give it about half of the
+  summed mass otherwise); scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
   ``noise / (1 - noise)``, it does not empty the posterior). The fallback predicts
@@ -127,13 +129,20 @@ def check_model_params(agent) -> None:
         raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
 
 
-def base_log_prior(space: HypothesisSpace, prior: str, unacceptable: float) -> np.ndarray:
+def base_log_prior(
+    space: HypothesisSpace, prior: str, unacceptable: float, whole: bool = True
+) -> np.ndarray:
     """The normalised log prior of each hypothesis of ``space`` (see the module docstring).
+
+    ``whole``: the hypotheses are whole rules, so ``true`` counts as one a dealer would
+    not choose; not so for the rule of one context of a switched rule (`agents.bayes_context`).
 
     >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
     >>> [space.text(h) for h in range(3)]
     ['true', 'false', 'red(card)']
-    >>> np.exp(base_log_prior(space, "uniform", 0.5)).round(2).tolist()  # false: x 0.5
+    >>> np.exp(base_log_prior(space, "uniform", 0.5)).round(2).tolist()  # x 0.5: true, false
+    [0.25, 0.25, 0.5]
+    >>> np.exp(base_log_prior(space, "uniform", 0.5, whole=False)).round(2).tolist()
     [0.4, 0.2, 0.4]
     """
     if prior == "bits":
@@ -145,6 +154,8 @@ def base_log_prior(space: HypothesisSpace, prior: str, unacceptable: float) -> n
     if unacceptable < 1:
         penalty = math.log(unacceptable) if unacceptable else -np.inf
         fails = space.fewest_right < QUARTER_OF_THE_DECK
+        if whole:
+            fails |= space.fewest_right == N_FACES  # true: no card is ever wrong
         log_prior = np.where(fails, log_prior + penalty, log_prior)
     return log_prior - np.logaddexp.reduce(log_prior)
 
@@ -266,8 +277,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     prior : {"bits", "shortest", "uniform"}
         The prior over hypotheses.
     unacceptable : float
-        Factor on the prior of hypotheses that fail the quarter-of-the-deck test, in
-        [0, 1]: 0 rules them out, 1 ignores the test.
+        Factor on the prior of hypotheses a dealer would not choose (they fail the
+        quarter-of-the-deck test, or reject nothing), in [0, 1]: 0 rules them out, 1
+        ignores the test.
 
     Attributes
     ----------
@@ -578,10 +590,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
         >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=500)
         >>> agent.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
-        >>> [(text, round(p, 2)) for text, p in agent.top_hypotheses(3)]  # the prior
-        [('true', 0.76), ('red(card)', 0.11), ('black(card)', 0.11)]
+        >>> [(text, round(p, 2)) for text, p in agent.top_hypotheses(2)]  # the prior
+        [('red(card)', 0.48), ('black(card)', 0.48)]
 
-        (``false`` is as short as ``true``, but no dealer may choose it.)
+        (``true`` and ``false`` are shorter, but a dealer would choose neither: one
+        rejects no card, the other every card.)
         """
         probabilities, _ = self.posterior()
         k = min(k, len(probabilities))

@@ -17,7 +17,8 @@ The model
 - Prior: the switch ``none`` (one value: the base space alone) has probability
   ``plain``; the other switches share the rest equally. Given a switch, the rule of
   each value is drawn independently from the base prior
-  (`agents.bayes.base_log_prior`, quarter-of-the-deck test included).
+  (`agents.bayes.base_log_prior`, quarter-of-the-deck test included; ``true``, which
+  rejects nothing, is unlikely as a plain rule but not as the rule of one value).
 - Where a switch reads what is not there yet (the card two back on a one-card line,
   the verdict before the first play), every card is right, as in the rule language.
 - Likelihood: a verdict disagrees with a hypothesis with probability ``noise``; a
@@ -252,7 +253,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
         self.space_ = space = build_space(self.grammar, self.max_hypotheses)
-        self.log_prior_ = base_log_prior(space, self.prior, self.unacceptable).astype(np.float32)
+        self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
+        self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         sizes = [len(s.conditions) for s in self.switches_]
         self.first_cell_ = np.cumsum([0, *sizes[:-1]])
         n_cells = sum(sizes)
@@ -271,13 +273,17 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         for probe, values, right in self.history_:
             self._count(probe, values, right)
 
+    def _base_prior(self, whole: bool) -> np.ndarray:
+        log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole)
+        return log_prior.astype(np.float32)
+
     def _ensure(self) -> None:
         if getattr(self, "space_", None) is None:
             self._load_space()
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("space_", "log_prior_", "mismatches_", "switches_"):
+        for name in ("space_", "log_prior_", "plain_log_prior_", "mismatches_", "switches_"):
             state.pop(name, None)
         for name in ("cells_", "tops_", "behaviours_", "canonical_"):  # caches
             state.pop(name, None)
@@ -335,20 +341,26 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def _cell(self, cell: int) -> tuple[float, np.ndarray]:
         """A cell's log evidence and posterior over the base space."""
         if cell not in self.cells_:
+            log_prior = self.plain_log_prior_ if cell == 0 else self.log_prior_  # 0: none
             if self.seen_[cell] == 0:
-                self.cells_[cell] = (0.0, np.exp(self.log_prior_))
+                self.cells_[cell] = (0.0, np.exp(log_prior))
             else:
                 logw = self.mismatches_[cell].astype(np.float32) * np.float32(self._log_odds)
-                logw += self.log_prior_
+                logw += log_prior
                 top = float(logw.max())
                 weights = np.exp(logw - np.float32(top))
                 total = float(weights.sum(dtype=np.float64))
                 self.cells_[cell] = (top + math.log(total), weights / np.float32(total))
         return self.cells_[cell]
 
+    def _prior_key(self, cell: int) -> int:
+        """The cell, or -1 for a switch value no play has reached: all of those hold
+        the same prior (the plain rule's, cell 0, has its own)."""
+        return cell if self.seen_[cell] or cell == 0 else -1
+
     def _top(self, cell: int, k: int) -> np.ndarray:
         """The ``k`` most probable rules of a cell, most probable first."""
-        key = (cell if self.seen_[cell] else -1, k)  # cells not played in hold the prior
+        key = (self._prior_key(cell), k)
         if key not in self.tops_:
             posterior = self._cell(cell)[1]
             top = np.argpartition(-posterior, k - 1)[:k]
@@ -393,7 +405,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         cells: dict[int, list] = {}
         for s in switched:
             cell = self.first_cell_[s] + values[s]
-            cells.setdefault(cell if self.seen_[cell] else -1, [cell, 0.0])[1] += weights[s]
+            cells.setdefault(self._prior_key(cell), [cell, 0.0])[1] += weights[s]
         rows = np.unpackbits(self.space_.table[index * N_FACES + faces], axis=1, bitorder="little")
         posteriors = np.stack([self._cell(cell)[1] for cell, _ in cells.values()], 1)
         said = np.clip(rows[:, : len(self.space_)].astype(np.float32) @ posteriors, 0.0, 1.0)

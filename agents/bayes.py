@@ -9,7 +9,9 @@ every public play, its own and the other players', right and wrong.
 The model
 ---------
 - Prior: a hypothesis's summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
-  or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``;
+  or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``,
+  or ``"spread"``: the summed mass, rescaled so that every band of one bit (by the
+  shortest formula) holds the same total, as the ``spread`` dealer spreads its rules;
   times ``unacceptable`` for a hypothesis that leaves fewer than 13 faces right in
   some context (a dealer may not choose such a rule, RULES.md section 1, item 8) and
   for ``true``, which rejects no card: with it nobody could ever be wrong, and there
@@ -86,7 +88,7 @@ from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, g
 __all__ = ["POLICIES", "PRIORS", "BayesAgent"]
 
 POLICIES = ("auto", "greedy", "info_gain", "lookahead", "mix", "thompson")
-PRIORS = ("bits", "shortest", "uniform")
+PRIORS = ("bits", "shortest", "uniform", "spread")
 _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
 _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
@@ -145,8 +147,13 @@ def base_log_prior(
     >>> np.exp(base_log_prior(space, "uniform", 0.5, whole=False)).round(2).tolist()
     [0.4, 0.2, 0.4]
     """
-    if prior == "bits":
+    if prior in ("bits", "spread"):
         log_prior = np.asarray(space.log_prior, dtype=np.float64)
+        if prior == "spread":  # every band of one bit holds the same total
+            band = np.floor(np.asarray(space.bits)).astype(np.int64)
+            totals = np.full(band.max() + 1, -np.inf)
+            np.logaddexp.at(totals, band, log_prior)
+            log_prior = log_prior - totals[band]
     elif prior == "shortest":
         log_prior = -np.asarray(space.bits) * math.log(2)
     else:
@@ -274,7 +281,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         How to choose a card (see the module docstring).
     mix : float
         Weight of the information gain in the ``"mix"`` policy, in [0, 1].
-    prior : {"bits", "shortest", "uniform"}
+    prior : {"bits", "shortest", "uniform", "spread"}
         The prior over hypotheses.
     unacceptable : float
         Factor on the prior of hypotheses a dealer would not choose (they fail the

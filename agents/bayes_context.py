@@ -186,7 +186,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         ``"lookahead"``: the card whose verdict, and the play it opens, tell most
         about the rule (as `BayesAgent`'s); ``"greedy"``: the card most probably right;
         ``"auto"``: lookahead in solo, greedy elsewhere.
-    prior : {"bits", "shortest", "uniform"}
+    prior : {"bits", "shortest", "uniform", "spread"}
         The prior over the base space (see `BayesAgent`).
     unacceptable : float
         Factor on the prior of base rules that fail the quarter-of-the-deck test.

@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from agents.bayes import POLICIES, BayesAgent
+from agents.bayes import POLICIES, BayesAgent, base_log_prior
 from agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
@@ -306,3 +306,14 @@ def test_game_equivalents_cannot_tell_rules_apart_on_the_cards_already_on_the_li
     equivalents = game_equivalents(space, rule, parse_card("7H"))
     assert equivalents[space.index_of(rule)] and equivalents[twin]
     assert not equivalents[same_suit]
+
+
+def test_the_spread_prior_gives_every_band_of_one_bit_the_same_mass():
+    space = build_space(TINY, 6, cache=False)
+    prior = np.exp(base_log_prior(space, "spread", 1.0))
+    bands = np.floor(space.bits).astype(int)
+    masses = [prior[bands == band].sum() for band in np.unique(bands)]
+    assert masses == pytest.approx([1 / len(masses)] * len(masses))
+    within = bands == bands[np.argmax(prior)]  # inside a band, as the summed mass
+    bits = np.exp(space.log_prior[within])
+    assert prior[within] / prior[within].sum() == pytest.approx(bits / bits.sum())

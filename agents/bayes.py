@@ -81,6 +81,7 @@ import numpy as np
 
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.cards import N_FACES, Card
+from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, get_grammar
@@ -167,6 +168,16 @@ def base_log_prior(
     return log_prior - np.logaddexp.reduce(log_prior)
 
 
+def break_even(points: int) -> float:
+    """The probability from which declaring pays when waiting teaches nothing: right, it
+    scores ``points``; wrong, it costs `WRONG_PENALTY` (2).
+
+    >>> round(break_even(30), 3), round(break_even(1), 3)  # turn 1, turn 30
+    (0.062, 0.667)
+    """
+    return WRONG_PENALTY / (WRONG_PENALTY + points)
+
+
 class SoloDeclaring:
     """When a Bayesian agent declares in solo: a mixin over four methods of the agent.
 
@@ -191,8 +202,9 @@ class SoloDeclaring:
         - when no card of the hand can raise the probability of the best hypothesis
           after its verdict by 0.02 on average (`_stalled`), and it did not rise by
           0.02 over the last three turns either, from the probability at which
-          declaring breaks even: found now, on turn ``k``, it scores ``31 - k``; wrong,
-          it loses 2, so it declares from ``p = 2 / (33 - k)`` (2/3 on turn 30);
+          declaring breaks even (`break_even`): found now, on turn ``k``, it scores
+          ``31 - k``; wrong, it loses 2, so it declares from ``p = 2 / (33 - k)``
+          (2/3 on turn 30);
         - when the best two are twins the next plays cannot tell apart and together
           reach 2/3 (`_twins`; after a red starter, ``color(card) != color(last)`` and
           ``if length mod 2 == 1 then black(card) else red(card)``), from 0.2.
@@ -205,6 +217,7 @@ class SoloDeclaring:
         if best is None:
             return None
         turn = len(obs.main_line) - 1 + sum(len(cards) for cards in obs.wrong_cards)
+        points = max(MAX_TURNS + 1 - turn, 1)  # the score if the declaration is right
         trail = getattr(self, "best_trail_", None)  # (game, best probability per turn)
         if trail is None or trail[0] is not self.info_:
             self.best_trail_ = trail = (self.info_, [])
@@ -214,7 +227,7 @@ class SoloDeclaring:
         sure = best[1] >= self.declare_confidence
         if not (
             sure
-            or (best[1] >= 2 / (33 - turn) and flat and self._stalled(obs, best[1]))
+            or (best[1] >= break_even(points) and flat and self._stalled(obs, best[1]))
             or (best[1] >= _TWINS_CONFIDENCE and self._twins(obs) >= self.declare_confidence)
         ):
             return None

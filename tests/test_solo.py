@@ -473,9 +473,9 @@ def test_bayes_agents_declare_when_nothing_can_be_learnt_and_it_pays():
     assert [agent.declare_rule(obs) for _ in range(3)] == [None, None, "rule 0"]
     # the game went on, so rule 0 was wrong: rule 1 (0.2 / 0.7) is next
     assert agent.declare_rule(obs) == "rule 1"
-    late = _fixed_agent(probabilities)
-    obs = _after_turn(29)  # break-even 2 / 4: a wrong declaration costs more than 0.3 of 2
-    assert [late.declare_rule(obs) for _ in range(5)] == [None] * 5
+    for turn in (29, 40):  # break-even 2 / 4, then 2 / 3 (a game of more than 30 turns)
+        late = _fixed_agent(probabilities)
+        assert [late.declare_rule(_after_turn(turn)) for _ in range(5)] == [None] * 5
     learning = _fixed_agent([0.3, 0.2, 0.5])  # every play tells the best, 0.5, from the rest
     learning._leaders = lambda context, faces: (
         np.array([0.3, 0.2, 0.5]),

@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 
@@ -161,7 +162,9 @@ def bench_agents(
       the proposal is equivalent to the rule, with confidence >= 0.9, within 30 plays;
       ``plays_to_identify`` the median play at which that first happened;
     - ``ms_per_decision``: the time seat 0 spends per decision, its updates on every
-      event since its previous decision included.
+      event since its previous decision included;
+    - ``faults``: the agent's faults (it raised, or played a card it does not hold) in
+      all seats; with ``verbose``, the first of each agent is shown as a warning.
 
     Returns a pandas DataFrame; `format_agent_table` prints it.
 
@@ -178,10 +181,10 @@ def bench_agents(
     from eleusis_lab.rules.catalog import get_rule
 
     pool = [get_rule(r) if isinstance(r, str) else r for r in (rules or _catalog_rules())]
-    rows = []
+    rows, warnings = [], []
     for name in agents:
         wrong, accuracy, identified, when, seconds, decisions = [], [], [], [], 0.0, 0
-        proposes = False
+        proposes, faults = False, []
         for rule in pool:
             verdicts: dict[str, bool] = {}
 
@@ -194,6 +197,7 @@ def bench_agents(
                 seats = [make_agent(name) for _ in range(players)]
                 watched = _Instrumented(seats[0], rule, equivalent_to_rule)
                 record = play_classic(rule, [watched, *seats[1:]], seed)
+                faults += record.faults
                 wrong.append(sum(map(len, record.wrong_after_phase1)) / players)
                 accuracy.append(prediction_accuracy(make_agent(name), rule, seed))
                 seconds += watched.seconds_
@@ -213,11 +217,16 @@ def bench_agents(
                 "identified_30": float(np.mean(identified)) if proposes else float("nan"),
                 "plays_to_identify": float(np.median(when)) if when else float("nan"),
                 "ms_per_decision": 1000 * seconds / max(decisions, 1),
+                "faults": len(faults),
             }
         )
+        if faults:
+            warnings.append(f"{name}: {len(faults)} faults; the first: {_fault_text(faults[0])}")
     table = pd.DataFrame(rows).set_index("agent")
     if verbose:
         print(format_agent_table(table, len(pool), games, players))
+        for line in warnings:
+            print(f"warning: {line}", file=sys.stderr)
     return table
 
 

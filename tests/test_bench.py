@@ -20,3 +20,23 @@ def test_a_watched_agent_is_not_told_the_rule():
     assert len(RuleSpy.told) >= 3 and all(rule is None for rule in RuleSpy.told)
     # the oracle, watched the same way, is still told: it names the rule at once
     assert table.loc["oracle", "identified_30"] == 1
+
+
+class Clumsy(RandomAgent):
+    """Raises on every third decision."""
+
+    def choose_play(self, obs):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        if self.calls_ % 3 == 0:
+            raise RuntimeError("clumsy")
+        return super().choose_play(obs)
+
+
+def test_faults_are_counted_and_the_first_is_shown(capsys):
+    table = bench_agents(
+        ["test_bench:Clumsy", "random"], rules=["red(card)"], games=1, verbose=True
+    )
+    assert table.loc["test_bench:Clumsy", "faults"] > 0 and table.loc["random", "faults"] == 0
+    err = capsys.readouterr().err
+    assert "warning: test_bench:Clumsy:" in err and "RuntimeError: clumsy" in err
+    assert "warning: random" not in err

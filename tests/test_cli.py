@@ -211,6 +211,7 @@ def test_bench_agents_table_and_csv(capsys, tmp_path):
         "identified_30",
         "plays_to_identify",
         "ms_per_decision",
+        "faults",
     ]
     rows = path.read_text().splitlines()
     assert rows[0].startswith("agent,games") and {r.split(",")[0] for r in rows[1:]} == {

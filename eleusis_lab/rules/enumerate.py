@@ -38,9 +38,9 @@ with the mass of all the formulas of those values summed (an inside sum); masses
 to a subexpression after it was used in a bigger formula are not carried up. The sum
 is therefore a slight undercount of the full sum over all formulas, exact for the
 formulas that matter most (the shortest ones). In a grammar with copies
-(`Grammar.copies`, the ``relational`` preset) the copied formulas are among them. Symmetric operators (``==``, ``!=``,
-``+``, ``*``, ``min``, ``max``; ``<`` and ``>``) are built in one operand order and
-their formulas counted twice.
+(`Grammar.copies`, the ``relational`` preset) the copied formulas are among them.
+Symmetric operators (``==``, ``!=``, ``+``, ``*``, ``min``, ``max``; ``<`` and ``>``)
+are built in one operand order and their formulas counted twice.
 
 Limits: rules reading ``length``, ``empty`` or ``run(...)`` are outside every grammar
 (their contexts are unbounded), and number-valued ``if`` is not enumerated. Value

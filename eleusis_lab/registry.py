@@ -184,10 +184,12 @@ def split_params(spec: Any, noun: str = "agent") -> tuple[Any, dict[str, Any]]:
     >>> split_params("random")
     ('random', {})
     """
-    if not isinstance(spec, str) or not spec.strip().endswith(")") or "(" not in spec:
+    if not isinstance(spec, str) or not ("(" in spec or ")" in spec):
         return spec, {}
     name, _, rest = spec.strip().partition("(")
     problem = f"{noun} spec {spec!r}: parameters are written name(key=value, ...)"
+    if not name or not rest.endswith(")"):
+        raise AgentSpecError(problem)
     try:
         call = ast.parse(f"f({rest}", mode="eval").body
     except SyntaxError:

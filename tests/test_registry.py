@@ -96,6 +96,8 @@ def test_parameters_in_the_spec():
     ("spec", "message"),
     [
         ("oracle(first)", "name\\(key=value"),
+        ("oracle(choice=first", "name\\(key=value"),
+        ("(choice=first)", "name\\(key=value"),
         ("oracle(choice=)", "name\\(key=value"),
         ("oracle(**x)", "name\\(key=value"),
         ("oracle(choice=open('x'))", "the value of 'choice' is not a literal"),

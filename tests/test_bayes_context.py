@@ -143,6 +143,32 @@ def test_plays_on_when_no_hypothesis_explains_the_plays():
     assert agent._switch_posterior()[1] > 0.99  # the fallback
 
 
+def test_a_suit_template_gives_each_value_one_suit():
+    agent = started(ContextBayesAgent("colours_suits", 2000))
+    names = [s.name for s in agent.switches_]
+    template, base = names.index("length mod 4 -> suit"), names.index("length mod 4")
+    space = agent.space_
+    suits = [space.index_of(parse(f"suit(card) == {suit}")) for suit in ("clubs", "hearts")]
+    prior = np.exp(agent._cell_prior(agent.first_cell_[template]))
+    assert prior[suits] == pytest.approx([0.25, 0.25]) and prior.sum() == pytest.approx(1)
+    # the template's rules are rules of its switch: one behaviour, one key
+    assert agent._canonical((template, (*suits, *suits))) == (base, (*suits, *suits))
+    record = play_solo("suit(card) == length mod 4", ContextBayesAgent("colours_suits", 2000), 0)
+    assert record.success and record.declarations[-1].text.count("suit(card) ==") == 4
+
+
+def test_templates_a_space_cannot_hold_are_left_out():
+    """TINY has no suits: the suit templates get no prior mass, and play goes on."""
+    agent = started(ContextBayesAgent(TINY, 6))
+    templates = [i for i, s in enumerate(agent.switches_) if s.members]
+    assert templates
+    for card, right in [("QH", True), ("2C", False), ("KS", True)]:
+        play(agent, card, right)
+    weights, fallback = agent._switch_posterior()
+    assert (weights[templates] == 0).all() and weights.sum() + fallback == pytest.approx(1)
+    assert agent.propose_rule() is not None
+
+
 @pytest.mark.parametrize(
     "params",
     [{"noise": 0.6}, {"fallback": 1}, {"plain": 0}, {"policy": "mix"}, {"switches": ("length",)}],

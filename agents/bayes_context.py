@@ -29,7 +29,7 @@ The model
   as in `BayesAgent`.
 
 It declares in solo as `BayesAgent` does (`agents.bayes.SoloDeclaring`). It is
-slower per decision (8 ms in classic against 0.3 ms, 33 ms with the solo lookahead
+slower per decision (7 ms in classic against 0.3 ms, 31 ms with the solo lookahead
 against 5 ms) and holds a counter and a posterior for each of its 101 cells: about
 60 MB with the default 10**5 base rules.
 

@@ -314,9 +314,10 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("space_", "log_prior_", "plain_log_prior_", "mismatches_", "switches_"):
-            state.pop(name, None)
-        for name in ("cells_", "tops_", "behaviours_", "canonical_"):  # caches
+        # The space, the priors, the counts and the caches are rebuilt from history_,
+        # the switches (they hold functions) from their names.
+        rebuilt = ("space_", "log_prior_", "plain_log_prior_", "templates_", "mismatches_")
+        for name in (*rebuilt, "switches_", "cells_", "tops_", "behaviours_", "canonical_"):
             state.pop(name, None)
         return state
 
@@ -596,12 +597,19 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         return self.canonical_[key]
 
     def _base_switch(self, s: int) -> int | None:
-        """For a template, the index of the switch it is made from, if chosen."""
-        if not self.switches_[s].members:
+        """For a template, the index of the switch it is made from (the one with the
+        same feature of the context and no template), if chosen."""
+        template = self.switches_[s]
+        if not template.members:
             return None
-        name = self.switches_[s].name.removesuffix(" -> suit")
-        names = [switch.name for switch in self.switches_]
-        return names.index(name) if name in names else None
+        return next(
+            (
+                i
+                for i, switch in enumerate(self.switches_)
+                if switch.value is template.value and not switch.members
+            ),
+            None,
+        )
 
     def _behaviours(self) -> dict[tuple, tuple[float, tuple]]:
         """The candidate behaviours not refuted: key -> (probability, one of its keys)."""

@@ -260,7 +260,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
         self._check_params()
-        self.switches_ = self._chosen_switches()
         self.history_: list[tuple[int, tuple, bool]] = []
         self.refuted_: list[tuple] = []  # hypotheses declared in solo, and so wrong
         self._load_space()
@@ -274,15 +273,18 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.space_ = space = build_space(self.grammar, self.max_hypotheses)
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
+        chosen = self._chosen_switches()
+        members = {s.name: [space.index_of(parse(t)) for t in s.members] for s in chosen}
+        # A template the space cannot hold (a space without suits) is left out.
+        self.switches_ = tuple(s for s in chosen if None not in members[s.name])
         sizes = [len(s.conditions) for s in self.switches_]
         self.first_cell_ = np.cumsum([0, *sizes[:-1]])
+        self.switch_of_cell_ = np.repeat(np.arange(len(sizes)), sizes)
         self.templates_ = {}  # switch -> log prior of its values' rules (a template)
         for s, switch in enumerate(self.switches_):
             if switch.members:
-                members = [space.index_of(parse(text)) for text in switch.members]
                 log_prior = np.full(len(space), -np.inf, dtype=np.float32)
-                if None not in members:  # a space without suits cannot hold the template
-                    log_prior[members] = -math.log(len(members))
+                log_prior[members[switch.name]] = -math.log(len(switch.members))
                 self.templates_[s] = log_prior
         n_cells = sum(sizes)
         self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint16)
@@ -290,11 +292,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.seen_ = np.zeros(n_cells, dtype=np.int64)
         rest = (1 - self.plain) / max(len(sizes) - 1, 1)
         switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
-        for s, log_prior in self.templates_.items():
-            if np.isneginf(log_prior).all():
-                switch_prior[s] = 0.0
-        with np.errstate(divide="ignore"):
-            self.switch_log_prior_ = np.log(switch_prior)
+        self.switch_log_prior_ = np.log(switch_prior)
         self.plays_ = self.rights_ = 0
         self.fallback_loglik_ = 0.0  # the fallback's (Laplace) predictions of the verdicts
         self.cells_ = {}  # cell -> (log evidence, posterior), computed when needed
@@ -314,18 +312,17 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        # The space, the priors, the counts and the caches are rebuilt from history_,
-        # the switches (they hold functions) from their names.
-        rebuilt = ("space_", "log_prior_", "plain_log_prior_", "templates_", "mismatches_")
-        for name in (*rebuilt, "switches_", "cells_", "tops_", "behaviours_", "canonical_"):
+        # Rebuilt from the space and history_ (switches hold functions: chosen by name).
+        for name in (
+            *("space_", "switches_", "switch_of_cell_", "templates_", "mismatches_"),
+            *("log_prior_", "plain_log_prior_", "cells_", "tops_", "behaviours_", "canonical_"),
+        ):
             state.pop(name, None)
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.space_ = None  # rebuilt on first use, from the in-process or disk cache
-        if "history_" in state:  # switches hold functions: chosen again by name
-            self.switches_ = self._chosen_switches()
+        self.space_ = None  # rebuilt on first use, with the switches (chosen by name)
 
     # -- learning -----------------------------------------------------------------------
 
@@ -385,20 +382,17 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
                 self.cells_[cell] = (top + math.log(total), weights / np.float32(total))
         return self.cells_[cell]
 
-    def _switch_of(self, cell: int) -> int:
-        return int(np.searchsorted(self.first_cell_, cell, side="right") - 1)
-
     def _cell_prior(self, cell: int) -> np.ndarray:
         """The prior of a cell's rule: the plain rule's (cell 0), a template's, or the
         base prior of the rule of one value."""
         if cell == 0:
             return self.plain_log_prior_
-        return self.templates_.get(self._switch_of(cell), self.log_prior_)
+        return self.templates_.get(self.switch_of_cell_[cell], self.log_prior_)
 
     def _prior_key(self, cell: int) -> int:
         """The cell, or -1 for a value no play has reached that holds the base prior:
         all of those hold the same (cell 0 and templates have their own)."""
-        if self.seen_[cell] or cell == 0 or self._switch_of(cell) in self.templates_:
+        if self.seen_[cell] or cell == 0 or self.switch_of_cell_[cell] in self.templates_:
             return cell
         return -1
 
@@ -415,8 +409,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         """The posterior probability of each switch, and of none of the hypotheses."""
         log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * self._log_odds
         for s, switch in enumerate(self.switches_):
-            if np.isneginf(self.switch_log_prior_[s]):  # a template the space cannot hold
-                continue
             first = self.first_cell_[s]
             for cell in range(first, first + len(switch.conditions)):
                 if self.seen_[cell]:

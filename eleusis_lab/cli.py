@@ -368,7 +368,7 @@ def _bench_agents(args) -> int:
     from eleusis_lab.bench import bench_agents
 
     names = split_specs(args.agents)
-    parse_agent_list(",".join(names))  # unknown names fail now, not after a long run
+    parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
     table = bench_agents(names, rules, games=args.games, players=args.players, verbose=True)
     if args.csv:
@@ -381,7 +381,7 @@ def _bench_solo(args) -> int:
     from eleusis_lab.bench import fault_warnings, format_solo_table, solo_games, summarize_solo
 
     names = split_specs(args.agents)
-    parse_agent_list(",".join(names))  # unknown names fail now, not after a long run
+    parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
     games = solo_games(names, rules, range(args.seeds), progress=True)
     n_rules = games["rule"].nunique()

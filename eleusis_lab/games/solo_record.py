@@ -59,7 +59,6 @@ END_REASONS = {
 EXACT = "exact"
 SIMULATION = "simulation"
 INVALID = "invalid"
-METHODS = (EXACT, SIMULATION, INVALID)
 
 
 @dataclass(frozen=True)

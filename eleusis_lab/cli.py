@@ -106,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--decision-seconds", type=float, metavar="S", help="time budget per decision"
     )
+    play.add_argument(
+        "--beliefs",
+        action="store_true",
+        help="solo: the agent's best guess and its probability after every turn",
+    )
     play.set_defaults(run=_play)
 
     run = commands.add_parser("run", help="run an experiment spec (TOML)")
@@ -265,6 +270,8 @@ def _play(args) -> int:
     module = importlib.import_module(f"eleusis_lab.games.{module_name}")
     if args.match and match_name is None:
         raise ConfigError(f"{args.game} has no match: it is one player's game")
+    if args.beliefs and args.game != "solo":
+        raise ConfigError(f"--beliefs is for solo, where one agent declares; not {args.game}")
     secrets = args.game == "secrets"  # a board game: its own agents, no rule
     names = split_specs(args.agents or "random")
     if secrets and args.agents is None:
@@ -320,7 +327,13 @@ def _play(args) -> int:
         if len(agents) != 1:
             raise ConfigError(f"solo is played by one agent, not {len(agents)}")
         agents = agents[0]
-    record = getattr(module, play_name)(rule, agents, seed=args.seed, config=config)
+    if args.beliefs:
+        from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
+
+        record, beliefs = solo_beliefs(rule, agents, seed=args.seed, config=config)
+        print(format_beliefs(beliefs), end="\n\n")
+    else:
+        record = getattr(module, play_name)(rule, agents, seed=args.seed, config=config)
     print(format_layout(record))
     if args.json:
         _write(args.json, record.to_json())

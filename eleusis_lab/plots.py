@@ -12,6 +12,8 @@ itself; a script calls ``ax.figure.savefig(...)``. ``eleusis-lab report``
 - `plot_learning_curve`: wrong-play rate against the verdicts seen, per agent;
 - `plot_delphi_accuracy`: prediction accuracy against the verdicts seen, per agent;
 - `plot_adaptive_choices`: the cumulative share of each arm of an adaptive dealer;
+- `plot_beliefs`: a solo player's confidence in its best guess, turn by turn, and its
+  declarations;
 - `draw_layout`: a game's table as cards: the main line, wrong cards under the card
   they were played on.
 
@@ -47,6 +49,7 @@ __all__ = [
     "draw_layout",
     "layout_figsize",
     "plot_adaptive_choices",
+    "plot_beliefs",
     "plot_dealer_score",
     "plot_dealer_score_panels",
     "plot_delphi_accuracy",
@@ -320,6 +323,72 @@ def plot_learning_curve(curve: pd.DataFrame, ax: Axes | None = None, band: bool 
     ax.set_xlabel("cards seen (verdicts before the play)")
     ax.set_ylabel(f"wrong plays (rate, {_confidence(curve)})")
     ax.set_ylim(-0.02, 1.02)
+    return ax
+
+
+def plot_beliefs(beliefs: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """A solo player's confidence in its best guess, turn by turn, and its declarations.
+
+    The line is the probability the agent gives its most probable rule after each turn;
+    a filled dot marks a turn where that rule is the secret one. A declaration is a
+    star when correct, a cross when wrong.
+
+    Parameters
+    ----------
+    beliefs : DataFrame
+        `eleusis_lab.games.solo_beliefs.solo_beliefs`.
+    ax : Axes, optional
+        Where to draw; a new figure otherwise.
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> beliefs = pd.DataFrame({"turn": [1, 2, 3], "probability": [0.2, 0.5, 0.8],
+    ...                         "belief_correct": [False, True, True],
+    ...                         "declared": [None, None, "red(card)"],
+    ...                         "correct": [None, None, True]})
+    >>> ax = plot_beliefs(beliefs)
+    >>> [len(line.get_xdata()) for line in ax.lines]  # the line, the dots, the star
+    [3, 2, 1]
+    >>> plt.close("all")
+    """
+    ax = _axes(ax)
+    turns, probability = beliefs["turn"], beliefs["probability"]
+    ax.plot(turns, probability, color="0.5", marker="o", markerfacecolor="white", zorder=1)
+    secret = beliefs["belief_correct"].fillna(False).astype(bool)
+    if secret.any():
+        ax.plot(
+            turns[secret],
+            probability[secret],
+            "o",
+            color="tab:green",
+            zorder=2,
+            label="best guess is the secret rule",
+        )
+    declared = beliefs["declared"].notna()
+    for correct, style, label in (
+        (True, "*", "correct declaration"),
+        (False, "x", "wrong declaration"),
+    ):
+        rows = declared & (beliefs["correct"] == correct)
+        if rows.any():
+            ax.plot(
+                turns[rows],
+                probability[rows],
+                style,
+                color="tab:red",
+                markersize=12,
+                zorder=3,
+                label=label,
+            )
+    ax.set_xlabel("turn")
+    ax.set_ylabel("probability of the best guess")
+    ax.set_ylim(-0.02, 1.02)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right")
     return ax
 
 

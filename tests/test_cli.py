@@ -66,6 +66,7 @@ def test_rules_equiv(capsys):
         (["play", "--game", "delphi", "--retry-in-turn"], "--retry-in-turn does not apply"),
         (["play", "--game", "solo", "--agents", "oracle,oracle"], "solo is played by one agent"),
         (["play", "--game", "solo", "--match"], "solo has no match"),
+        (["play", "--game", "classic", "--beliefs"], "--beliefs is for solo"),
         (["play", "--game", "four-to-eight", "--players", "4"], "4"),
         (["bench", "solo", "--agents", "oracel"], "oracel"),
         (["report", "/nonexistent/results"], "/nonexistent/results"),
@@ -135,6 +136,26 @@ def test_match_of_every_game(capsys, game):
     argv = ["play", "--game", game, "--match", "--agents", "random", "--seed", "1"]
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "total" in out.lower() and "winner" in out
+
+
+def test_play_solo_beliefs_prints_the_best_guess_of_every_turn(capsys):
+    argv = [
+        "play",
+        "--game",
+        "solo",
+        "--agents",
+        "bayes(grammar=colours_suits,max_hypotheses=2000)",
+    ]
+    code, out, _ = run(
+        capsys, *argv, "--rule", "suit(card) == suit(last)", "--seed", "1", "--beliefs"
+    )
+    assert code == 0
+    table, layout = out.split("\n\n", 1)
+    rows = [line for line in table.splitlines()[1:] if not line.lstrip().startswith("declared")]
+    assert [int(row.split()[0]) for row in rows] == [1, 2, 3, 4, 5]
+    assert rows[-1].endswith("*suit(card) == suit(last)")
+    assert table.splitlines()[-1].strip() == "declared: suit(card) == suit(last) (correct)"
+    assert "found on turn 5 with 1 wrong declaration" in layout
 
 
 def test_bench_solo_prints_the_table(capsys, tmp_path):

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -422,14 +423,20 @@ def solo_deal(
 
 
 def play_solo(
-    rule: Rule | str, agent: Agent, seed: int, config: SoloConfig | None = None
+    rule: Rule | str,
+    agent: Agent,
+    seed: int,
+    config: SoloConfig | None = None,
+    on_turn: Callable[[int, Event, Declaration | None], None] | None = None,
 ) -> SoloRecord:
     """Play one solo game (RULES.md section 6) and return its record.
 
     Each turn the engine asks ``agent.choose_play(obs)``, judges the card, refills the
     hand, tells ``agent.observe(event)``, then asks ``agent.declare_rule(obs)`` with the
     state after the turn; a declaration is judged by `judge_declaration` and a correct
-    one ends the game.
+    one ends the game. ``on_turn(turn, event, declaration)``, when given, is called at
+    the end of every turn (``declaration`` is None when the agent did not declare):
+    `eleusis_lab.games.solo_beliefs` asks the agent what it believes there.
 
     Parameters
     ----------
@@ -560,6 +567,7 @@ else "red(card)"
                     raise AgentError(f"{agent!r} {message}")
                 fault(ILLEGAL_DECLARATION, message, index, 1, "declare_rule")
                 declared = None
+            declaration = None
             if declared is not None:
                 judged = judge_declaration(
                     rule,
@@ -568,12 +576,15 @@ else "red(card)"
                     config.simulation_games,
                     config.simulation_seed,
                 )
-                declarations.append(
-                    Declaration(turn, declared, judged.correct, judged.method, judged.reason)
+                declaration = Declaration(
+                    turn, declared, judged.correct, judged.method, judged.reason
                 )
-                if judged.correct:
-                    found, end = turn, FOUND
-                    break
+                declarations.append(declaration)
+            if on_turn is not None:
+                on_turn(turn, event, declaration)
+            if declaration is not None and declaration.correct:
+                found, end = turn, FOUND
+                break
 
     wrong = sum(not d.correct for d in declarations)
     score = solo_score(found, wrong, config.max_turns)

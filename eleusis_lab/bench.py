@@ -306,6 +306,7 @@ def solo_games(
     seeds: Sequence[int] = (0, 1),
     progress: bool = False,
     config=None,
+    beliefs: bool = False,
 ):
     """Play the solo benchmark (RULES.md section 6): one row per agent, rule and seed.
 
@@ -323,6 +324,11 @@ def solo_games(
         Show a progress bar (tqdm) over the games.
     config : SoloConfig, optional
         The game's options; the benchmark's when omitted.
+    beliefs : bool
+        Also ask the agent its best guess after every turn
+        (`eleusis_lab.games.solo_beliefs`) and add the column ``led_turn``: the first
+        turn after which that guess was the secret rule (NaN when it never was). Slower:
+        every guess is judged.
 
     Returns
     -------
@@ -333,7 +339,7 @@ def solo_games(
         ``end``, ``faults`` and ``first_fault`` (its kind, call and message: the agent
         raised, or played a card it does not hold ...), ``seconds`` (the agent's time in
         ``choose_play``, ``observe`` and ``declare_rule``) and ``decisions`` (turns
-        played).
+        played); and ``led_turn`` with ``beliefs``.
 
     Examples
     --------
@@ -347,6 +353,7 @@ def solo_games(
 
     from eleusis_lab.agent import clone
     from eleusis_lab.games.solo import play_solo
+    from eleusis_lab.games.solo_beliefs import solo_beliefs
     from eleusis_lab.rules.catalog import acceptable_rules, get_rule
 
     pool = [get_rule(r) if isinstance(r, str) else r for r in (rules or acceptable_rules())]
@@ -360,7 +367,13 @@ def solo_games(
     for agent, rule, seed in jobs:
         player = make_agent(agent) if isinstance(agent, str) else clone(agent)
         spent = _timed_solo(player)
-        record = play_solo(rule, player, seed, config)
+        extra = {}
+        if beliefs:
+            record, table = solo_beliefs(rule, player, seed, config)
+            led = table["turn"][table["belief_correct"].fillna(False).astype(bool)]
+            extra["led_turn"] = float(led.min()) if len(led) else float("nan")
+        else:
+            record = play_solo(rule, player, seed, config)
         rows.append(
             {
                 "agent": agent if isinstance(agent, str) else repr(agent),
@@ -378,6 +391,7 @@ def solo_games(
                 "first_fault": _fault_text(record.faults[0]) if record.faults else "",
                 "seconds": spent[0],
                 "decisions": record.turns,
+                **extra,
             }
         )
     return pd.DataFrame(rows)
@@ -418,7 +432,9 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
     ``success`` (the success rate), ``mean_score``, ``mean_floored_score``,
     ``mean_found_turn`` (over the games where the rule was found), ``wrong_declarations``
     (mean per game) and ``ms_per_decision`` (the agent's time per turn, its update and
-    declaration included).
+    declaration included). With a ``led_turn`` column (``solo_games(beliefs=True)``),
+    also ``led`` (the share of games in which the secret rule became the agent's best
+    guess) and ``mean_led_turn`` (the turn it first did, over those games).
 
     Examples
     --------
@@ -445,7 +461,11 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
                 "ms_per_decision": 1000 * group["seconds"].sum() / max(group["decisions"].sum(), 1),
             }
         )
-    return pd.DataFrame(rows, columns=[*keys, *SOLO_COLUMNS]).set_index(keys)
+        if "led_turn" in group:
+            rows[-1]["led"] = float(group["led_turn"].notna().mean())
+            rows[-1]["mean_led_turn"] = float(group["led_turn"].mean())
+    columns = [*keys, *SOLO_COLUMNS, *(("led", "mean_led_turn") if "led_turn" in games else ())]
+    return pd.DataFrame(rows, columns=columns).set_index(keys)
 
 
 def bench_solo(

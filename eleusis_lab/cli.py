@@ -175,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--rules", nargs="+", metavar="RULE", help="catalog names or texts (default: acceptable)"
     )
     solo.add_argument("--families", action="store_true", help="also a table per rule family")
+    solo.add_argument(
+        "--beliefs",
+        action="store_true",
+        help="also when the secret rule first became the agent's best guess (slower)",
+    )
     solo.add_argument("--csv", metavar="PATH", help="also write the per-game table as CSV")
     solo.set_defaults(run=_bench_solo)
     runner = bench.add_parser("run", help="an experiment with 1 and 2 workers: speed-up, overhead")
@@ -396,7 +401,7 @@ def _bench_solo(args) -> int:
     names = split_specs(args.agents)
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
-    games = solo_games(names, rules, range(args.seeds), progress=True)
+    games = solo_games(names, rules, range(args.seeds), progress=True, beliefs=args.beliefs)
     n_rules = games["rule"].nunique()
     print(format_solo_table(summarize_solo(games), n_rules, args.seeds))
     if args.families:

@@ -97,3 +97,17 @@ def test_the_plot_marks_the_turns_the_secret_rule_led_and_the_declarations():
     assert list(led.get_xdata()) == [2, 3]  # red(card) led after turns 2 and 3
     assert (list(correct.get_xdata()), list(wrong.get_xdata())) == ([3], [2])
     plt.close("all")
+
+
+def test_the_benchmark_tells_when_the_secret_rule_first_led():
+    from eleusis_lab.bench import solo_games, summarize_solo
+
+    beliefs = {1: ("black(card)", 0.5), 2: ("red(card)", 0.25), 3: ("red(card)", 0.75)}
+    believer = Believer({3: "red(card)"}, beliefs)
+    games = solo_games([believer, "oracle", "random"], ["red(card)"], seeds=[3], beliefs=True)
+    assert games["led_turn"].tolist()[:2] == [2.0, 1.0]  # turn 2's guess; the oracle's
+    assert math.isnan(games["led_turn"].iloc[2])  # random proposes nothing
+    table = summarize_solo(games).reset_index()
+    assert table["led"].tolist() == [1.0, 1.0, 0.0]
+    assert table["mean_led_turn"].tolist()[:2] == [2.0, 1.0]
+    assert "led_turn" not in solo_games(["oracle"], ["red(card)"], seeds=[3])

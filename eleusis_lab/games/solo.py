@@ -434,9 +434,7 @@ def play_solo(
     Each turn the engine asks ``agent.choose_play(obs)``, judges the card, refills the
     hand, tells ``agent.observe(event)``, then asks ``agent.declare_rule(obs)`` with the
     state after the turn; a declaration is judged by `judge_declaration` and a correct
-    one ends the game. ``on_turn(turn, event, declaration)``, when given, is called at
-    the end of every turn (``declaration`` is None when the agent did not declare):
-    `eleusis_lab.games.solo_beliefs` asks the agent what it believes there.
+    one ends the game.
 
     Parameters
     ----------
@@ -448,6 +446,10 @@ def play_solo(
         Seeds the shuffle and the agent's generator; same seed, same game.
     config : SoloConfig, optional
         Options of the game; the benchmark's defaults when omitted.
+    on_turn : callable, optional
+        Called as ``on_turn(turn, event, declaration)`` at the end of every turn, the
+        last one included (``declaration`` is None when the agent did not declare);
+        `eleusis_lab.games.solo_beliefs` asks the agent what it believes there.
 
     Returns
     -------

@@ -15,8 +15,9 @@ The model
   times ``unacceptable`` for a hypothesis that leaves fewer than 13 faces right in
   some context (a dealer may not choose such a rule, RULES.md section 1, item 8) and
   for ``true``, which rejects no card: with it nobody could ever be wrong, and there
-  would be nothing to find (the tautologies of the grammar give it about half of the
-  summed mass otherwise); scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
+  would be nothing to find (a rule of one node, it would otherwise hold about half of
+  the mass the other rules a dealer may choose leave; its tautologies add a sixth to
+  its own); scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
   ``noise / (1 - noise)``, it does not empty the posterior). The fallback predicts

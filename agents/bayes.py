@@ -131,6 +131,8 @@ def check_model_params(agent) -> None:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {agent.prior!r}")
     if not 0 <= agent.unacceptable <= 1:
         raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
+    if not 0 < agent.declare_confidence <= 1:
+        raise ValueError(f"declare_confidence must be in (0, 1], got {agent.declare_confidence!r}")
 
 
 def base_log_prior(
@@ -301,6 +303,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Factor on the prior of hypotheses a dealer would not choose (they fail the
         quarter-of-the-deck test, or reject nothing), in [0, 1]: 0 rules them out, 1
         ignores the test.
+    declare_confidence : float
+        Solo: the probability from which the best hypothesis is declared (see
+        `SoloDeclaring`), in (0, 1].
 
     Attributes
     ----------
@@ -324,6 +329,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         mix: float = 0.5,
         prior: str = "bits",
         unacceptable: float = 1e-3,
+        declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -333,6 +339,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.mix = mix
         self.prior = prior
         self.unacceptable = unacceptable
+        self.declare_confidence = declare_confidence
 
     # -- set-up -----------------------------------------------------------------------
 

@@ -209,6 +209,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         The prior over the base space (see `BayesAgent`).
     unacceptable : float
         Factor on the prior of base rules that fail the quarter-of-the-deck test.
+    declare_confidence : float
+        Solo: the probability from which the best hypothesis is declared, as in
+        `BayesAgent`.
 
     Attributes
     ----------
@@ -233,6 +236,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         prior: str = "bits",
         unacceptable: float = 1e-3,
+        declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -243,6 +247,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.policy = policy
         self.prior = prior
         self.unacceptable = unacceptable
+        self.declare_confidence = declare_confidence
 
     # -- set-up -----------------------------------------------------------------------
 

@@ -255,6 +255,7 @@ def test_parameters_follow_the_estimator_contract():
         "mix": 0.3,
         "prior": "bits",
         "unacceptable": 1e-3,
+        "declare_confidence": 2 / 3,
     }
     assert clone(agent).get_params() == agent.get_params()
     assert agent.propose_rule() is None  # no game yet
@@ -265,6 +266,8 @@ def test_parameters_follow_the_estimator_contract():
         {"mix": 2},
         {"prior": "flat"},
         {"unacceptable": -0.1},
+        {"declare_confidence": 0},
+        {"declare_confidence": 1.5},
         {"grammar": "colors"},
     ):
         with pytest.raises(ValueError):

@@ -172,7 +172,14 @@ def test_templates_a_space_cannot_hold_are_left_out():
 
 @pytest.mark.parametrize(
     "params",
-    [{"noise": 0.6}, {"fallback": 1}, {"plain": 0}, {"policy": "mix"}, {"switches": ("length",)}],
+    [
+        {"noise": 0.6},
+        {"fallback": 1},
+        {"plain": 0},
+        {"policy": "mix"},
+        {"switches": ("length",)},
+        {"declare_confidence": 0},
+    ],
 )
 def test_bad_parameters_are_refused(params):
     with pytest.raises(ValueError, match=next(iter(params))):

@@ -286,11 +286,16 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.first_cell_ = np.cumsum([0, *sizes[:-1]])
         self.switch_of_cell_ = np.repeat(np.arange(len(sizes)), sizes)
         self.templates_ = {}  # switch -> log prior of its values' rules (a template)
+        # A template's rules are rules of the switch it is made from (the one that reads
+        # the same feature of the context), when that is chosen.
+        self.base_switch_ = {}  # template -> that switch, or None
+        plain = {switch.value: s for s, switch in enumerate(self.switches_) if not switch.members}
         for s, switch in enumerate(self.switches_):
             if switch.members:
                 log_prior = np.full(len(space), -np.inf, dtype=np.float32)
                 log_prior[members[switch.name]] = -math.log(len(switch.members))
                 self.templates_[s] = log_prior
+                self.base_switch_[s] = plain.get(switch.value)
         n_cells = sum(sizes)
         self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint16)
         self.fixed_mismatches_ = np.zeros(len(sizes), dtype=np.int64)
@@ -318,10 +323,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         # Rebuilt from the space and history_ (switches hold functions: chosen by name).
-        for name in (
-            *("space_", "switches_", "switch_of_cell_", "templates_", "mismatches_"),
-            *("log_prior_", "plain_log_prior_", "cells_", "tops_", "behaviours_", "canonical_"),
-        ):
+        rebuilt = "space_ switches_ switch_of_cell_ templates_ base_switch_ mismatches_"
+        caches = "log_prior_ plain_log_prior_ cells_ tops_ behaviours_ canonical_"
+        for name in (rebuilt + " " + caches).split():
             state.pop(name, None)
         return state
 
@@ -580,7 +584,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         color(last)``: one behaviour, whose probability is the sum of both keys'.
         """
         s, rules = key
-        base = self._base_switch(s)
+        base = self.base_switch_.get(s)
         if base is not None:  # a template's rules are rules of its switch too
             key = s, rules = (base, rules)
         if s == 0 or self.switches_[s].reads != "last" or self.space_.slots != ("last",):
@@ -592,21 +596,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             index = self.space_.index_of_verdicts(verdicts[values, np.arange(len(values))])
             self.canonical_[key] = key if index is None else (0, (index,))
         return self.canonical_[key]
-
-    def _base_switch(self, s: int) -> int | None:
-        """For a template, the index of the switch it is made from (the one with the
-        same feature of the context and no template), if chosen."""
-        template = self.switches_[s]
-        if not template.members:
-            return None
-        return next(
-            (
-                i
-                for i, switch in enumerate(self.switches_)
-                if switch.value is template.value and not switch.members
-            ),
-            None,
-        )
 
     def _behaviours(self) -> dict[tuple, tuple[float, tuple]]:
         """The candidate behaviours not refuted: key -> (probability, one of its keys)."""

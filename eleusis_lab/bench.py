@@ -446,6 +446,7 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
     import pandas as pd
 
     keys = [by] if isinstance(by, str) else list(by)
+    beliefs = "led_turn" in games  # played with solo_games(beliefs=True)
     rows = []
     for key, group in games.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -461,10 +462,10 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
                 "ms_per_decision": 1000 * group["seconds"].sum() / max(group["decisions"].sum(), 1),
             }
         )
-        if "led_turn" in group:
+        if beliefs:
             rows[-1]["led"] = float(group["led_turn"].notna().mean())
             rows[-1]["mean_led_turn"] = float(group["led_turn"].mean())
-    columns = [*keys, *SOLO_COLUMNS, *(("led", "mean_led_turn") if "led_turn" in games else ())]
+    columns = [*keys, *SOLO_COLUMNS, *(("led", "mean_led_turn") if beliefs else ())]
     return pd.DataFrame(rows, columns=columns).set_index(keys)
 
 

@@ -190,6 +190,11 @@ class SoloDeclaring:
     probable hypotheses and, for each, whether it says each face is right.
     """
 
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.declared_now_ = None  # the hypothesis declared after the previous turn
+        self.best_trail_: list[float] = []  # the best probability after each turn
+
     def declare_rule(self, obs: Observation) -> str | None:
         """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
 
@@ -212,20 +217,16 @@ class SoloDeclaring:
           reach 2/3 (`_twins`; after a red starter, ``color(card) != color(last)`` and
           ``if length mod 2 == 1 then black(card) else red(card)``), from 0.2.
         """
-        declared = getattr(self, "declared_now_", None)  # (game, hypothesis) or None
-        if declared is not None and declared[0] is self.info_:
-            self._refute(declared[1])
+        if self.declared_now_ is not None:
+            self._refute(self.declared_now_)
         self.declared_now_ = None
         best = self._best()
         if best is None:
             return None
         turn = len(obs.main_line) - 1 + sum(len(cards) for cards in obs.wrong_cards)
         points = max(MAX_TURNS + 1 - turn, 1)  # the score if the declaration is right
-        trail = getattr(self, "best_trail_", None)  # (game, best probability per turn)
-        if trail is None or trail[0] is not self.info_:
-            self.best_trail_ = trail = (self.info_, [])
-        trail[1].append(best[1])
-        recent = trail[1][-_STALL_TURNS:]
+        self.best_trail_.append(best[1])
+        recent = self.best_trail_[-_STALL_TURNS:]
         flat = len(recent) == _STALL_TURNS and max(recent) - min(recent) < _STALL_GAIN
         sure = best[1] >= self.declare_confidence
         if not (
@@ -234,7 +235,7 @@ class SoloDeclaring:
             or (best[1] >= _TWINS_CONFIDENCE and self._twins(obs) >= self.declare_confidence)
         ):
             return None
-        self.declared_now_ = (self.info_, best[0])
+        self.declared_now_ = best[0]
         return self._rule_text(best[0])
 
     def _twins(self, obs: Observation) -> float:

@@ -432,7 +432,9 @@ class _Fixed:
 
     def __init__(self, probabilities):
         self.probabilities = dict(enumerate(probabilities))
-        self.info_ = object()  # one game
+
+    def start_game(self, info, rng):
+        self.info_ = info
 
     def _best(self):
         total = sum(self.probabilities.values())
@@ -454,7 +456,9 @@ class _Fixed:
 def _fixed_agent(probabilities):
     from agents.bayes import SoloDeclaring
 
-    return type("Fixed", (SoloDeclaring, _Fixed), {})(probabilities)
+    agent = type("Fixed", (SoloDeclaring, _Fixed), {})(probabilities)
+    agent.start_game(object(), None)  # one game
+    return agent
 
 
 def _after_turn(turn):

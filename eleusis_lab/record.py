@@ -253,6 +253,30 @@ def reading_record(kind: str) -> Iterator[None]:
         raise RecordError(f"not a {kind}: {error}") from None
 
 
+def rule_game_head(record: Any, version: int) -> dict[str, Any]:
+    """The fields the JSON of a game played to a rule starts with: format, game, rule,
+    rule name, seed and options (`rule_game_fields` reads them back)."""
+    return {
+        "format": version,
+        "game": record.game,
+        "rule": record.rule,
+        "rule_name": record.rule_name,
+        "seed": record.seed,
+        "config": dict(record.config),
+    }
+
+
+def rule_game_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The record fields of `rule_game_head` data (a missing rule name is None)."""
+    return {
+        "game": data["game"],
+        "rule": data["rule"],
+        "rule_name": data.get("rule_name"),
+        "seed": data["seed"],
+        "config": dict(data["config"]),
+    }
+
+
 class JsonRecord:
     """JSON in and out, and files, for a record class that has ``to_dict`` and ``from_dict``.
 
@@ -380,12 +404,7 @@ class GameRecord(JsonRecord):
         """The record as JSON-ready data (cards as text)."""
 
         return {
-            "format": FORMAT_VERSION,
-            "game": self.game,
-            "rule": self.rule,
-            "rule_name": self.rule_name,
-            "seed": self.seed,
-            "config": dict(self.config),
+            **rule_game_head(self, FORMAT_VERSION),
             "agents": [dict(agent) for agent in self.agents],
             "starter": card_text(self.starter),
             "deal": [cards_text(hand) for hand in self.deal],
@@ -414,11 +433,7 @@ class GameRecord(JsonRecord):
                 )
 
             return cls(
-                game=data["game"],
-                rule=data["rule"],
-                rule_name=data.get("rule_name"),
-                seed=data["seed"],
-                config=dict(data["config"]),
+                **rule_game_fields(data),
                 agents=tuple(dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 deal=tuple(cards_from_text(hand) for hand in data["deal"]),

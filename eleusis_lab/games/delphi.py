@@ -87,6 +87,8 @@ from eleusis_lab.record import (
     event_to_dict,
     main_line_rows,
     reading_record,
+    rule_game_fields,
+    rule_game_head,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.complexity import complexity
@@ -295,12 +297,7 @@ class DelphiRecord(JsonRecord):
         """The record as JSON-ready data (cards as text)."""
 
         return {
-            "format": FORMAT_VERSION,
-            "game": self.game,
-            "rule": self.rule,
-            "rule_name": self.rule_name,
-            "seed": self.seed,
-            "config": dict(self.config),
+            **rule_game_head(self, FORMAT_VERSION),
             "agents": [dict(agent) for agent in self.agents],
             "starter": card_text(self.starter),
             "events": [event_to_dict(event) for event in self.events],
@@ -327,11 +324,7 @@ class DelphiRecord(JsonRecord):
                 raise RecordError(f"not a Delphi record: the game is {data['game']!r}")
 
             return cls(
-                game=data["game"],
-                rule=data["rule"],
-                rule_name=data.get("rule_name"),
-                seed=data["seed"],
-                config=dict(data["config"]),
+                **rule_game_fields(data),
                 agents=tuple(dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 events=tuple(event_from_dict(event) for event in data["events"]),

@@ -26,6 +26,8 @@ from eleusis_lab.record import (
     cards_from_text,
     cards_text,
     reading_record,
+    rule_game_fields,
+    rule_game_head,
 )
 from eleusis_lab.rules import parse
 from eleusis_lab.rules.complexity import complexity
@@ -327,12 +329,7 @@ class NewEleusisRecord(JsonRecord):
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""
         return {
-            "format": FORMAT_VERSION,
-            "game": self.game,
-            "rule": self.rule,
-            "rule_name": self.rule_name,
-            "seed": self.seed,
-            "config": dict(self.config),
+            **rule_game_head(self, FORMAT_VERSION),
             "agents": [dict(agent) for agent in self.agents],
             "starter": card_text(self.starter),
             "first_seat": self.first_seat,
@@ -363,11 +360,7 @@ class NewEleusisRecord(JsonRecord):
                     f" {data.get('game')!r}, format {data.get('format')!r}"
                 )
             return cls(
-                game=data["game"],
-                rule=data["rule"],
-                rule_name=data.get("rule_name"),
-                seed=data["seed"],
-                config=dict(data["config"]),
+                **rule_game_fields(data),
                 agents=tuple(dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 first_seat=data["first_seat"],

@@ -23,6 +23,8 @@ from eleusis_lab.record import (
     cards_text,
     main_line_rows,
     reading_record,
+    rule_game_fields,
+    rule_game_head,
 )
 
 __all__ = [
@@ -151,12 +153,7 @@ class SoloRecord(JsonRecord):
         """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""
 
         return {
-            "format": FORMAT_VERSION,
-            "game": self.game,
-            "rule": self.rule,
-            "rule_name": self.rule_name,
-            "seed": self.seed,
-            "config": dict(self.config),
+            **rule_game_head(self, FORMAT_VERSION),
             "agent": dict(self.agent),
             "deal": cards_text(self.deal),
             "refused": cards_text(self.refused),
@@ -192,11 +189,7 @@ class SoloRecord(JsonRecord):
 
             starter = data["starter"]
             return cls(
-                game=data["game"],
-                rule=data["rule"],
-                rule_name=data.get("rule_name"),
-                seed=data["seed"],
-                config=dict(data["config"]),
+                **rule_game_fields(data),
                 agent=dict(data["agent"]),
                 deal=cards_from_text(data["deal"]),
                 refused=cards_from_text(data["refused"]),

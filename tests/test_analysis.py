@@ -72,6 +72,56 @@ def test_every_context_of_a_played_line_is_reachable(text):
                 line.append(card)
 
 
+def _states_of_real_lines(rule, slots, max_length):
+    """Every slot state of a real game under ``rule``, main lines of up to
+    ``max_length`` cards, found by playing every right and every wrong face after the
+    empty line and after every (unjudged) starter."""
+    found, frontier = set(), [((), None), *(((card,), None) for card in standard_deck())]
+    while frontier:
+        line, verdict = frontier.pop()
+        context = Context(line, verdict)
+        key = tuple(context.slot(slot) for slot in slots)
+        if key in found:
+            continue
+        found.add(key)
+        for card in standard_deck():
+            right = rule.accepts(card, context)
+            if right and len(line) < max_length:
+                frontier.append(((*line, card), True))
+            elif not right and "outcome" in slots:
+                frontier.append((line, False))
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if odd(length) then suit(card) == suit(last) else suit(card) != suit(last)",
+        "if run(color) < 2 then red(card) == red(last) else (length mod 3 != 0 or face(card))",
+        "if last_play_right then run(suit) < 3 or suit(card) != suit(last) else odd(card)",
+    ],
+)
+def test_reachable_states_are_exactly_those_of_real_lines(text):
+    """With a cap of 4 cards, the exploration reports exactly the states that lines of
+    at most 4 cards reach: none past the cap (a full line takes no more cards)."""
+    rule = parse(text)
+    space = reachable(rule, max_length=4)
+    reported = {tuple(state) for state in space.states.tolist()}
+    assert reported == _states_of_real_lines(rule, space.slots, 4)
+
+
+@pytest.mark.parametrize("max_length", [30, 104])
+def test_rules_that_agree_on_every_real_line_are_equivalent(max_length):
+    """Odd lengths are exactly the lines whose suit run is 1, in every game; a line
+    kept at its cap while cards were added once made them differ 'after 104 cards'."""
+    by_length = parse("if odd(length) then suit(card) == suit(last) else suit(card) != suit(last)")
+    by_run = parse("if run(suit) < 2 then suit(card) == suit(last) else suit(card) != suit(last)")
+    assert equivalent(by_length, by_run, max_length=max_length)
+    assert equivalent(parse("run(color) <= 6"), parse("true"), max_length=6)
+    differ = equivalent(parse("run(color) < 6"), parse("true"), max_length=6)
+    assert not differ and "run of 6 in color" in differ.context
+
+
 def test_acceptable_rule():
     verdict = check_acceptable(parse(ALTERNATE_COLOURS))
     assert verdict.acceptable and verdict.fewest == 26 and verdict.dead_contexts == 0

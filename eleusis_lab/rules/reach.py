@@ -10,8 +10,9 @@ after a wrong play. A breadth-first search over these transitions, vectorised wi
 numpy, gives every reachable state with its verdicts on the 52 faces.
 
 Two simplifications, both on the safe side for acceptability: cards are never used
-up (as with many decks, so a face may follow itself), and ``length`` is followed up
-to ``max_length`` (104 by default: two decks), runs likewise.
+up (as with many decks, so a face may follow itself), and the main line holds at most
+``max_length`` cards (104 by default: two decks): a line that long, or a run that long,
+takes no more cards, so no state past it is ever reported.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def explore(
     while len(frontier):
         verdicts = [rule.evaluate_keys(slots, frontier) for rule in rules]
         yield slots, frontier, verdicts
-        successors = [_after_right(frontier, verdicts[0], index, length_cap, max_length)]
+        successors = [_after_right(frontier, verdicts[0], index, length_cap, max_length)[1]]
         if "outcome" in index:
             has_wrong = ~verdicts[0].all(axis=1)
             wrong = frontier[has_wrong].copy()
@@ -190,8 +191,8 @@ def random_play_acceptance(
     def locate(targets: np.ndarray) -> np.ndarray:
         return order[np.searchsorted(codes[order], _codes(targets, caps))]
 
-    sources, _ = np.nonzero(verdicts)  # the order _after_right lists successors in
-    right_targets = locate(_after_right(states, verdicts, index, length_cap, max_length))
+    sources, after = _after_right(states, verdicts, index, length_cap, max_length)
+    right_targets = locate(after)
     wrong_share = (~verdicts).sum(axis=1) / N_FACES
     wrong_targets = np.arange(len(states))  # a wrong play changes no slot but the verdict
     if "outcome" in index:
@@ -205,12 +206,16 @@ def random_play_acceptance(
         starters &= states[:, index["outcome"]] == OUTCOME_NONE
     probability = starters / starters.sum()
     right_share = verdicts.mean(axis=1)
-    total = 0.0
+    # A full line takes no more cards: there a right play leaves the state as it is.
+    stay_share = right_share - np.bincount(sources, minlength=len(states)) / N_FACES
+    total, n = 0.0, len(states)
     for _ in range(plays):
         total += probability @ right_share
-        probability = np.bincount(
-            right_targets, weights=probability[sources] / N_FACES, minlength=len(states)
-        ) + np.bincount(wrong_targets, weights=probability * wrong_share, minlength=len(states))
+        probability = (
+            np.bincount(right_targets, weights=probability[sources] / N_FACES, minlength=n)
+            + np.bincount(wrong_targets, weights=probability * wrong_share, minlength=n)
+            + probability * stay_share
+        )
     return float(total / plays)
 
 
@@ -256,16 +261,27 @@ def _start_states(slots: tuple[str, ...]) -> np.ndarray:
     return np.unique(np.array(rows, dtype=np.int64), axis=0)
 
 
-def _after_right(states, verdicts, index, length_cap, max_length) -> np.ndarray:
-    """The state after each right face is played in each state."""
-    rows, faces = np.nonzero(verdicts)
+def _after_right(states, verdicts, index, length_cap, max_length):
+    """The state after each right face is played in each state: (source rows, states).
+
+    A full main line (``max_length`` cards, known from the length when it is followed
+    exactly, or from a run that long) takes no more cards: capping the length instead
+    would let cards join a line that stays at the cap, states no game reaches.
+    """
+    full = np.zeros(len(states), bool)
+    if length_cap == max_length:
+        full |= states[:, index["length"]] >= max_length
+    for slot, column in index.items():
+        if slot.startswith("run:"):
+            full |= states[:, column] >= max_length
+    rows, faces = np.nonzero(verdicts & ~full[:, None])
     before = states[rows]
     after = before.copy()
     if "last" in index:
         after[:, index["last"]] = faces
     if "prev" in index:
         after[:, index["prev"]] = before[:, index["last"]]
-    after[:, index["length"]] = np.minimum(before[:, index["length"]] + 1, length_cap)
+    after[:, index["length"]] = np.minimum(before[:, index["length"]] + 1, length_cap)  # 2: 2+
     if "outcome" in index:
         after[:, index["outcome"]] = OUTCOME_RIGHT
     for slot, column in index.items():
@@ -273,5 +289,5 @@ def _after_right(states, verdicts, index, length_cap, max_length) -> np.ndarray:
             values = FEATURES[slot.removeprefix("run:")]
             last = before[:, index["last"]]
             same = (last != NO_CARD) & (values[last] == values[faces])
-            after[:, column] = np.where(same, np.minimum(before[:, column] + 1, max_length), 1)
-    return after
+            after[:, column] = np.where(same, before[:, column] + 1, 1)
+    return rows, after

@@ -50,6 +50,7 @@ __all__ = [
     "layout_figsize",
     "plot_adaptive_choices",
     "plot_beliefs",
+    "plot_calibration",
     "plot_dealer_score",
     "plot_dealer_score_panels",
     "plot_delphi_accuracy",
@@ -633,3 +634,67 @@ def draw_layout(
             loc="left",
         )
     return ax
+
+
+_DIAGONAL = "perfectly calibrated"
+
+
+def plot_calibration(table: pd.DataFrame, ax: Axes | None = None, label: str | None = None) -> Axes:
+    """A reliability diagram: the fraction correct against the stated confidence.
+
+    One point per non-empty bin, at the bin's mean confidence and its fraction correct,
+    annotated with its count; the dashed diagonal is perfect calibration (drawn once
+    when several tables share the Axes). Points under the diagonal are overconfident.
+
+    Parameters
+    ----------
+    table : DataFrame
+        `eleusis_lab.calibration.reliability_table`.
+    ax : Axes, optional
+        Where to draw; a new figure otherwise.
+    label : str, optional
+        The curve's name in the legend (say, the agent), to compare several on one Axes.
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> from eleusis_lab.calibration import reliability_table
+    >>> table = reliability_table([0.9, 0.9, 0.2, 0.2], [1, 0, 0, 0])
+    >>> ax = plot_calibration(table, label="agent")
+    >>> diagonal, curve = ax.lines
+    >>> curve.get_xdata().tolist(), curve.get_ydata().tolist()
+    ([0.2, 0.9], [0.0, 0.5])
+    >>> [text.get_text() for text in ax.texts]  # the counts
+    ['2', '2']
+    >>> plt.close("all")
+    """
+    ax = _axes(ax, (4.8, 4.4))
+    if not any(line.get_label() == _DIAGONAL for line in ax.lines):
+        ax.plot([0, 1], [0, 1], "--", color="0.6", linewidth=1, zorder=1, label=_DIAGONAL)
+    filled = table[table["count"] > 0]
+    x = filled["mean_confidence"].to_numpy(float)
+    y = filled["accuracy"].to_numpy(float)
+    # unclipped, so that points at 0 and 1 show whole on the 0..1 axes
+    (curve,) = ax.plot(x, y, marker="o", markersize=4, clip_on=False, zorder=2, label=label)
+    for xi, yi, count in zip(x, y, filled["count"], strict=True):
+        ax.annotate(
+            str(int(count)),
+            (xi, yi),
+            xytext=(4, 4),
+            textcoords="offset points",
+            fontsize=7,
+            color=curve.get_color(),
+        )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("stated confidence (mean of the bin)")
+    ax.set_ylabel("fraction correct")
+    ax.grid(alpha=0.3)
+    if label is not None:
+        ax.legend(fontsize="small", frameon=False, loc="upper left")
+    return ax
+

@@ -18,9 +18,11 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
+from typing import Any, Protocol, TypeVar
 
 from eleusis_lab.rules.parser import RuleSyntaxError
 from eleusis_lab.rules.rule import Rule, parse
@@ -33,6 +35,7 @@ __all__ = [
     "catalog",
     "get_rule",
     "load",
+    "read_entries",
 ]
 
 _FIELDS = ("name", "text", "description", "source")
@@ -127,25 +130,84 @@ def load(toml_text: str, origin: str = "<catalog>") -> list[CatalogEntry]:
       red(card) & black(last)
                 ^
     """
+    return read_entries(toml_text, origin, _entry)
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_Entry = TypeVar("_Entry", bound=_Named)
+
+
+def read_entries(
+    toml_text: str,
+    origin: str,
+    make_entry: Callable[[Any, str], _Entry],
+    error: type[Exception] = CatalogError,
+) -> list[_Entry]:
+    """Read the ``[[rule]]`` tables of a TOML rule file into entries with unique names.
+
+    The part of `load` that any file of named rules shares (the catalog, and the rule
+    files of `eleusis_lab.rules.rule_file`): only the checks of one table differ.
+
+    Parameters
+    ----------
+    toml_text : str
+        The file: an array of ``[[rule]]`` tables and nothing else at the top level.
+    origin : str
+        What to call the file in error messages.
+    make_entry : callable
+        ``make_entry(table, label)`` checks one table and returns its entry (anything
+        with a ``name``), raising an error that starts with ``label``: the origin, the
+        table's number from 1 and its name, if it has one.
+    error : exception class
+        What to raise for malformed TOML, a bad top level or a duplicate name.
+
+    Returns
+    -------
+    list
+        The entries in the order of the file (empty when it has no ``[[rule]]``).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> def entry(table, label):
+    ...     return SimpleNamespace(name=table["name"], label=label)
+    >>> text = '''
+    ... [[rule]]
+    ... name = "a"
+    ... [[rule]]
+    ... name = "b"
+    ... '''
+    >>> [e.label for e in read_entries(text, "mine.toml", entry)]
+    ["mine.toml, rule 1 'a'", "mine.toml, rule 2 'b'"]
+    >>> try:
+    ...     read_entries(text.replace("b", "a"), "mine.toml", entry)
+    ... except CatalogError as error:
+    ...     print(error)
+    mine.toml, rule 2 'a': duplicate name (rule 1 has it too)
+    """
     try:
         data = tomllib.loads(toml_text)
-    except tomllib.TOMLDecodeError as error:
-        raise CatalogError(f"{origin}: not valid TOML: {error}") from error
+    except tomllib.TOMLDecodeError as decode_error:
+        raise error(f"{origin}: not valid TOML: {decode_error}") from decode_error
     unknown = set(data) - {"rule"}
     if unknown:
-        raise CatalogError(f"{origin}: unknown top-level key(s) {sorted(unknown)}; use [[rule]]")
+        raise error(f"{origin}: unknown top-level key(s) {sorted(unknown)}; use [[rule]]")
     tables = data.get("rule", [])
     if not isinstance(tables, list):
-        raise CatalogError(f"{origin}: 'rule' must be an array of tables ([[rule]])")
-    entries: list[CatalogEntry] = []
+        raise error(f"{origin}: 'rule' must be an array of tables ([[rule]])")
+    entries: list[_Entry] = []
     seen: dict[str, int] = {}
     for number, table in enumerate(tables, start=1):
         label = f"{origin}, rule {number}"
         if isinstance(table, dict) and isinstance(table.get("name"), str):
             label += f" {table['name']!r}"
-        entry = _entry(table, label)
+        entry = make_entry(table, label)
         if entry.name in seen:
-            raise CatalogError(f"{label}: duplicate name (rule {seen[entry.name]} has it too)")
+            raise error(f"{label}: duplicate name (rule {seen[entry.name]} has it too)")
         seen[entry.name] = number
         entries.append(entry)
     return entries

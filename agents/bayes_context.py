@@ -43,8 +43,8 @@ Examples
 >>> from eleusis_lab.games.solo import play_solo
 >>> agent = ContextBayesAgent(grammar="colours_suits", max_hypotheses=2000)
 >>> record = play_solo("if odd(length) then red(card) else black(card)", agent, seed=1)
->>> record.success, record.declarations[-1].text
-(True, 'if length mod 2 == 1 then red(card) else black(card)')
+>>> record.success, record.declarations[-1].text  # after a red starter, the same rule
+(True, 'color(card) != color(last)')
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove
 from eleusis_lab.cards import Card, CardError, format_cards, parse_cards
 from eleusis_lab.rules import RuleSyntaxError, parse
 
@@ -224,8 +224,16 @@ class HumanAgent(Agent):
         prompt = "is the no play right (none of these cards is right)? (r/w)> "
         return self._ask(obs, prompt, _right, _NO_PLAY_HELP)
 
+    def solo_move(self, obs: Observation) -> SoloMove:
+        """Solo, the published move: a card, then the rule to declare with it (judged
+        after the card's verdict), or an empty line for none."""
+        card = self.choose_play(obs)
+        declared = self.declare_rule(obs)
+        return SoloMove(card, declared, None, declared is not None)
+
     def declare_rule(self, obs: Observation) -> str | None:
-        """Solo, after each play: rule text to declare, or an empty line for none."""
+        """Solo: rule text to declare, or an empty line for none (asked with the card,
+        or after its verdict in the ``after_verdict`` timing)."""
         self._show_recent()
 
         def rule(text: str) -> str | None:

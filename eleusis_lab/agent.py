@@ -111,6 +111,21 @@ class Event:
     kind: str = "play"
 
 
+@dataclass(frozen=True)
+class SoloMove:
+    """One move of the solo benchmark, made before the card's verdict (RULES.md 6).
+
+    ``card`` is played; ``rule`` is the agent's tentative rule (text, or None) and
+    ``confidence`` the probability it gives that rule (in [0, 1], or None); with
+    ``declare`` the rule is declared: correct, it ends the game; wrong, it costs 2.
+    """
+
+    card: Card
+    rule: str | None = None
+    confidence: float | None = None
+    declare: bool = False
+
+
 class Parameters:
     """scikit-learn style parameters: the constructor's arguments, kept as attributes.
 
@@ -170,9 +185,35 @@ class Agent(Parameters, abc.ABC):
     #: The confidence from which the default `declare_rule` declares (2/3, see there).
     declare_confidence: float = 2 / 3
 
-    def declare_rule(self, obs: Observation) -> str | None:
-        """The solo game asks after each play: rule text to declare now, or ``None``.
+    def solo_move(self, obs: Observation) -> SoloMove:
+        """The solo game's move (RULES.md section 6): a card, the tentative rule with its
+        confidence, and whether to declare it, all before the card's verdict.
 
+        The default composes the other methods: `declare_rule` says what to declare
+        (with what the agent knows before this turn's card), `propose_rule` gives the
+        tentative rule and its confidence (the declared text is the tentative rule),
+        and `choose_play` the card.
+
+        Examples
+        --------
+        >>> class Sure(Agent):
+        ...     def choose_play(self, obs):
+        ...         return obs.hand[0]
+        ...     def propose_rule(self):
+        ...         return ("red(card)", 0.7)
+        >>> from eleusis_lab.cards import parse_cards
+        >>> obs = Observation("solo", 0, 1, tuple(parse_cards("2C 9H")), (), ((),), None)
+        >>> Sure().solo_move(obs)
+        SoloMove(card=Card('2C'), rule='red(card)', confidence=0.7, declare=True)
+        """
+        rule, confidence, declare = solo_statement(self, obs)
+        return SoloMove(self.choose_play(obs), rule, confidence, declare)
+
+    def declare_rule(self, obs: Observation) -> str | None:
+        """The solo game asks once a turn: rule text to declare now, or ``None``.
+
+        Asked before the turn's card by the default `solo_move` (the published
+        timing), after its verdict in the game's ``timing="after_verdict"`` reading.
         A correct declaration ends the game; a wrong one (or text that does not parse)
         costs 2 points and the game goes on (RULES.md section 6). The default declares
         the text of `propose_rule` when its confidence ``p`` is at least
@@ -271,6 +312,21 @@ class Agent(Parameters, abc.ABC):
         the declaration true when `predict` rates every card of it below 0.5.
         """
         return not bool((np.asarray(self.predict(obs, list(hand)), dtype=float) >= 0.5).any())
+
+
+def solo_statement(agent: Agent, obs: Observation) -> tuple[str | None, float | None, bool]:
+    """What ``agent`` states in a solo turn: (tentative rule, confidence, declare).
+
+    `Agent.declare_rule` decides the declaration, `Agent.propose_rule` gives the
+    tentative rule; a declared text is the tentative rule, with the proposal's
+    confidence when it is the same text (else None).
+    """
+    declared = agent.declare_rule(obs)
+    proposal = agent.propose_rule()
+    rule, confidence = proposal if proposal is not None else (None, None)
+    if declared is not None and declared != rule:
+        rule, confidence = declared, None
+    return rule, confidence, declared is not None
 
 
 class LearningAgent(Agent):

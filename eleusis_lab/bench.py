@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -29,10 +30,12 @@ __all__ = [
     "bench_agents",
     "bench_engine",
     "bench_solo",
+    "declaration_ece",
     "fault_warnings",
     "format_solo_table",
     "main",
     "rule_families",
+    "solo_declarations",
     "solo_games",
     "summarize_solo",
 ]
@@ -249,10 +252,15 @@ def format_agent_table(table, rules: int, games: int, players: int) -> str:
 SOLO_COLUMNS = (
     "games",
     "success",
+    "found",
     "mean_score",
     "mean_floored_score",
+    "mean_no_stakes",
     "mean_found_turn",
     "wrong_declarations",
+    "boldness",
+    "ece",
+    "s_per_game",
     "ms_per_decision",
 )
 
@@ -282,20 +290,27 @@ def rule_families() -> dict[str, str]:
 
 
 def _timed_solo(agent: Agent) -> list[float]:
-    """Patch ``agent`` (a fresh copy) to add the time of its game calls to a counter."""
-    spent = [0.0]
+    """Patch ``agent`` (a fresh copy) to add the time of its game calls to a counter.
+
+    The calls nest (the default ``solo_move`` calls ``choose_play``): only the
+    outermost is timed.
+    """
+    spent, depth = [0.0], [0]
 
     def timed(method):
         def call(*args):
+            depth[0] += 1
             start = time.perf_counter()
             try:
                 return method(*args)
             finally:
-                spent[0] += time.perf_counter() - start
+                depth[0] -= 1
+                if not depth[0]:
+                    spent[0] += time.perf_counter() - start
 
         return call
 
-    for name in ("choose_play", "observe", "declare_rule"):
+    for name in ("start_game", "solo_move", "choose_play", "observe", "declare_rule"):
         setattr(agent, name, timed(getattr(agent, name)))
     return spent
 
@@ -315,8 +330,10 @@ def solo_games(
     agents : sequence of str or Agent
         Registered names or ``module:Class`` specs (a fresh agent per game), or agents
         (each game plays a `eleusis_lab.agent.clone`).
-    rules : sequence of Rule or str, optional
-        Catalog names, rule texts or rules; default: the acceptable catalog rules
+    rules : sequence of Rule, str or RuleEntry, optional
+        Catalog names, rule texts, rules, or the entries of a rule file
+        (`eleusis_lab.rules.rule_file.load_rule_file`, which name their family);
+        default: the acceptable catalog rules
         (`eleusis_lab.rules.catalog.acceptable_rules`), the rules a dealer may pick.
     seeds : sequence of int
         The game seeds played for every agent and rule.
@@ -333,13 +350,17 @@ def solo_games(
     Returns
     -------
     pandas.DataFrame
-        Columns ``agent``, ``rule`` (catalog name, else text), ``family`` (`rule_families`,
-        ``"other"`` outside the catalog), ``seed``, ``success``, ``found_turn`` (NaN when
-        not found), ``turns``, ``wrong_declarations``, ``score``, ``floored_score``,
+        Columns ``agent``, ``rule`` (catalog name, else text), ``family`` (the rule
+        file's, else `rule_families`, ``"other"`` outside the catalog), ``seed``,
+        ``success`` (the published: found with a score of at least 2), ``found``,
+        ``found_turn`` (NaN when not found), ``turns``, ``wrong_declarations``,
+        ``score``, ``floored_score``, ``no_stakes_score``, ``boldness``
+        (`eleusis_lab.games.solo_record.SoloRecord`), ``declarations`` (a tuple of
+        (confidence, correct) per declaration, confidence NaN when none was stated),
         ``end``, ``faults`` and ``first_fault`` (its kind, call and message: the agent
         raised, or played a card it does not hold ...), ``seconds`` (the agent's time in
-        ``choose_play``, ``observe`` and ``declare_rule``) and ``decisions`` (turns
-        played); and ``led_turn`` with ``beliefs``.
+        its game calls) and ``decisions`` (turns played); and ``led_turn`` with
+        ``beliefs``.
 
     Examples
     --------
@@ -355,16 +376,23 @@ def solo_games(
     from eleusis_lab.games.solo import play_solo
     from eleusis_lab.games.solo_beliefs import solo_beliefs
     from eleusis_lab.rules.catalog import acceptable_rules, get_rule
+    from eleusis_lab.rules.rule_file import RuleEntry
 
-    pool = [get_rule(r) if isinstance(r, str) else r for r in (rules or acceptable_rules())]
-    families = rule_families()
+    catalog_families = rule_families()
+    pool = []  # (rule, family)
+    for item in rules or acceptable_rules():
+        if isinstance(item, RuleEntry):
+            pool.append((item.rule, item.family))
+        else:
+            rule = get_rule(item) if isinstance(item, str) else item
+            pool.append((rule, catalog_families.get(rule.name, "other")))
     jobs = [(agent, rule, seed) for agent in agents for rule in pool for seed in seeds]
     if progress:
         from tqdm.auto import tqdm
 
         jobs = tqdm(jobs, desc="solo games", unit="game")
     rows = []
-    for agent, rule, seed in jobs:
+    for agent, (rule, family), seed in jobs:
         player = make_agent(agent) if isinstance(agent, str) else clone(agent)
         spent = _timed_solo(player)
         extra = {}
@@ -378,14 +406,21 @@ def solo_games(
             {
                 "agent": agent if isinstance(agent, str) else repr(agent),
                 "rule": rule.name or rule.text,
-                "family": families.get(rule.name, "other"),
+                "family": family,
                 "seed": seed,
                 "success": record.success,
-                "found_turn": float(record.found_turn) if record.success else float("nan"),
+                "found": record.found,
+                "found_turn": float(record.found_turn) if record.found else float("nan"),
                 "turns": record.turns,
                 "wrong_declarations": record.wrong_declarations,
                 "score": record.score,
                 "floored_score": record.floored_score,
+                "no_stakes_score": record.no_stakes_score,
+                "boldness": record.boldness,
+                "declarations": tuple(
+                    (math.nan if d.confidence is None else d.confidence, d.correct)
+                    for d in record.declarations
+                ),
                 "end": record.end,
                 "faults": len(record.faults),
                 "first_fault": _fault_text(record.faults[0]) if record.faults else "",
@@ -429,12 +464,18 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
     """Sum up a table of `solo_games` per agent (or per any columns, e.g. family).
 
     Returns a DataFrame indexed by ``by`` with the columns `SOLO_COLUMNS`: ``games``,
-    ``success`` (the success rate), ``mean_score``, ``mean_floored_score``,
-    ``mean_found_turn`` (over the games where the rule was found), ``wrong_declarations``
-    (mean per game) and ``ms_per_decision`` (the agent's time per turn, its update and
-    declaration included). With a ``led_turn`` column (``solo_games(beliefs=True)``),
-    also ``led`` (the share of games in which the secret rule became the agent's best
-    guess) and ``mean_led_turn`` (the turn it first did, over those games).
+    ``success`` (the published success rate: found with a score of at least 2),
+    ``found`` (the share of games the rule was found), ``mean_score``,
+    ``mean_floored_score`` (the headline figure), ``mean_no_stakes`` (the no-stakes
+    score), ``mean_found_turn`` (over the games where the rule was found),
+    ``wrong_declarations`` (mean per game), ``boldness`` (mean per game), ``ece`` (the
+    expected calibration error of the declarations that stated a confidence,
+    `eleusis_lab.calibration.expected_calibration_error`; NaN without any),
+    ``s_per_game`` (the agent's time per game) and ``ms_per_decision`` (per turn, its
+    update and declaration included). With a ``led_turn`` column
+    (``solo_games(beliefs=True)``), also ``led`` (the share of games in which the
+    secret rule became the agent's best guess) and ``mean_led_turn`` (the turn it first
+    did, over those games).
 
     Examples
     --------
@@ -442,6 +483,8 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
     >>> table = summarize_solo(games)
     >>> table["success"].to_dict(), table["mean_floored_score"].to_dict()
     ({'oracle': 1.0, 'random': 0.0}, {'oracle': 30.0, 'random': 0.0})
+    >>> table.loc["oracle", ["mean_no_stakes", "boldness", "ece"]].tolist()
+    [30.0, 0.0, 0.0]
     """
     import pandas as pd
 
@@ -455,10 +498,15 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
                 **dict(zip(keys, key, strict=True)),
                 "games": len(group),
                 "success": float(group["success"].mean()),
+                "found": float(group["found"].mean()),
                 "mean_score": float(group["score"].mean()),
                 "mean_floored_score": float(group["floored_score"].mean()),
+                "mean_no_stakes": float(group["no_stakes_score"].mean()),
                 "mean_found_turn": float(group["found_turn"].mean()),
                 "wrong_declarations": float(group["wrong_declarations"].mean()),
+                "boldness": float(group["boldness"].mean()),
+                "ece": declaration_ece(group),
+                "s_per_game": float(group["seconds"].mean()),
                 "ms_per_decision": 1000 * group["seconds"].sum() / max(group["decisions"].sum(), 1),
             }
         )
@@ -467,6 +515,44 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
             rows[-1]["mean_led_turn"] = float(group["led_turn"].mean())
     columns = [*keys, *SOLO_COLUMNS, *(("led", "mean_led_turn") if beliefs else ())]
     return pd.DataFrame(rows, columns=columns).set_index(keys)
+
+
+def solo_declarations(games):
+    """One row per declaration of a `solo_games` table: the game's columns ``agent``,
+    ``rule``, ``family`` and ``seed``, and the declaration's ``confidence`` (NaN when
+    none was stated) and ``correct``; the input of a calibration curve.
+
+    >>> games = solo_games(["oracle"], rules=["red_only"], seeds=[0])
+    >>> solo_declarations(games)[["agent", "confidence", "correct"]].values.tolist()
+    [['oracle', 1.0, True]]
+    """
+    import pandas as pd
+
+    rows = [
+        {
+            "agent": g.agent,
+            "rule": g.rule,
+            "family": g.family,
+            "seed": g.seed,
+            "confidence": confidence,
+            "correct": correct,
+        }
+        for g in games.itertuples()
+        for confidence, correct in g.declarations
+    ]
+    columns = ["agent", "rule", "family", "seed", "confidence", "correct"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def declaration_ece(games, bins: int = 10) -> float:
+    """The expected calibration error of the declarations of `solo_games` rows that
+    stated a confidence; NaN when none did."""
+    from eleusis_lab.calibration import expected_calibration_error
+
+    table = solo_declarations(games).dropna(subset=["confidence"])
+    if not len(table):
+        return float("nan")
+    return expected_calibration_error(table["confidence"], table["correct"], bins)
 
 
 def bench_solo(
@@ -509,10 +595,30 @@ def bench_solo(
     return table
 
 
+#: The short headings of `format_solo_table`.
+_SOLO_HEADINGS = {
+    "mean_score": "score",
+    "mean_floored_score": "floored",
+    "mean_no_stakes": "no_stakes",
+    "mean_found_turn": "found_turn",
+    "wrong_declarations": "wrong",
+    "ms_per_decision": "ms_per_turn",
+}
+
+
 def format_solo_table(table, rules: int, seeds: int) -> str:
-    """The table of `bench_solo` (or of `summarize_solo`) for a terminal."""
+    """The table of `bench_solo` (or of `summarize_solo`) for a terminal, with short
+    headings (floored: the mean floored score; wrong: wrong declarations a game).
+
+    >>> games = solo_games(["oracle"], rules=["red_only"], seeds=[0])
+    >>> print(format_solo_table(summarize_solo(games), 1, 1).splitlines()[1])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    games  success  found  score  floored  no_stakes  found_turn  wrong  boldness  ece
+    s_per_game  ms_per_turn
+    """
     head = (
-        f"solo benchmark (RULES.md 6), {rules} rules x {seeds} seeds;"
-        " score: 30 - (turn found - 1) - 2 x wrong declarations, floored at 0"
+        f"solo benchmark (RULES.md 6), {rules} rules x {seeds} seeds; score: 31 - turn"
+        " found - 2 x wrong declarations (floored: at least 0); success: found, score >= 2"
     )
-    return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")
+    shown = table.rename(columns=_SOLO_HEADINGS)
+    return head + "\n" + shown.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")

@@ -174,7 +174,29 @@ def build_parser() -> argparse.ArgumentParser:
     solo.add_argument(
         "--rules", nargs="+", metavar="RULE", help="catalog names or texts (default: acceptable)"
     )
+    solo.add_argument(
+        "--rules-file",
+        metavar="PATH",
+        help="the rules of a file in the corpus format ([[rule]] name, text, family);"
+        " 'people' for the packaged rules people write",
+    )
     solo.add_argument("--families", action="store_true", help="also a table per rule family")
+    solo.add_argument(
+        "--timing",
+        choices=("before_verdict", "after_verdict"),
+        default="before_verdict",
+        help="declare with the card, before its verdict (published), or after it",
+    )
+    solo.add_argument(
+        "--judge",
+        choices=("continuations", "reachable"),
+        default="continuations",
+        help="judge declarations over the continuations of the line (published) or over"
+        " every state reachable from an empty line",
+    )
+    solo.add_argument(
+        "--calibration", metavar="PNG", help="also draw the declarations' calibration curve"
+    )
     solo.add_argument(
         "--beliefs",
         action="store_true",
@@ -396,22 +418,65 @@ def _bench_agents(args) -> int:
 
 
 def _bench_solo(args) -> int:
-    from eleusis_lab.bench import fault_warnings, format_solo_table, solo_games, summarize_solo
+    from eleusis_lab.bench import (
+        fault_warnings,
+        format_solo_table,
+        solo_declarations,
+        solo_games,
+        summarize_solo,
+    )
+    from eleusis_lab.games.solo import SoloConfig
 
     names = split_specs(args.agents)
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run
-    rules = [get_rule(rule) for rule in args.rules] if args.rules else None
-    games = solo_games(names, rules, range(args.seeds), progress=True, beliefs=args.beliefs)
+    rules = [get_rule(rule) for rule in args.rules] if args.rules else []
+    if args.rules_file:
+        from eleusis_lab.rules.rule_file import load_rule_file, people_rules
+
+        rules += people_rules() if args.rules_file == "people" else load_rule_file(args.rules_file)
+    config = SoloConfig(timing=args.timing, judge=args.judge)
+    games = solo_games(
+        names, rules or None, range(args.seeds), progress=True, config=config, beliefs=args.beliefs
+    )
     n_rules = games["rule"].nunique()
     print(format_solo_table(summarize_solo(games), n_rules, args.seeds))
     if args.families:
-        print(summarize_solo(games, ["agent", "family"]).to_string())
+        by_family = summarize_solo(games, ["agent", "family"])
+        print(format_solo_table(by_family, n_rules, args.seeds).split("\n", 1)[1])
     for line in fault_warnings(games):
         print(f"warning: {line}", file=sys.stderr)
+    if args.calibration:
+        _draw_calibration(solo_declarations(games), args.calibration)
     if args.csv:
-        games.to_csv(args.csv, index=False)
+        games.assign(declarations=games["declarations"].map(json.dumps)).to_csv(
+            args.csv, index=False
+        )
         print(f"written to {args.csv}")
     return 0
+
+
+def _draw_calibration(declarations, path: str) -> None:
+    """One reliability curve per agent over its declarations that stated a confidence."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from eleusis_lab.calibration import reliability_table
+    from eleusis_lab.plots import plot_calibration
+
+    stated = declarations.dropna(subset=["confidence"])
+    if not len(stated):
+        print("no declaration stated a confidence: no calibration curve", file=sys.stderr)
+        return
+    ax = None
+    for agent, group in stated.groupby("agent", sort=False):
+        table = reliability_table(group["confidence"], group["correct"])
+        ax = plot_calibration(table, ax=ax, label=agent)
+    ax.set_title("calibration of declarations")
+    ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(ax.figure)
+    print(f"calibration curve written to {path}")
 
 
 def _bench_run(args) -> int:

@@ -697,4 +697,3 @@ def plot_calibration(table: pd.DataFrame, ax: Axes | None = None, label: str | N
     if label is not None:
         ax.legend(fontsize="small", frameon=False, loc="upper left")
     return ax
-

@@ -1,6 +1,7 @@
 """The command line: output of each command, and one-line errors with exit code 2."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -152,10 +153,10 @@ def test_play_solo_beliefs_prints_the_best_guess_of_every_turn(capsys):
     assert code == 0
     table, layout = out.split("\n\n", 1)
     rows = [line for line in table.splitlines()[1:] if not line.lstrip().startswith("declared")]
-    assert [int(row.split()[0]) for row in rows] == [1, 2, 3, 4, 5]
+    assert [int(row.split()[0]) for row in rows] == [1, 2, 3, 4, 5, 6]
     assert rows[-1].endswith("*suit(card) == suit(last)")
     assert table.splitlines()[-1].strip() == "declared: suit(card) == suit(last) (correct)"
-    assert "found on turn 5 with 1 wrong declaration" in layout
+    assert "found on turn 6 with 1 wrong declaration" in layout
 
 
 def test_bench_solo_prints_the_table(capsys, tmp_path):
@@ -163,8 +164,26 @@ def test_bench_solo_prints_the_table(capsys, tmp_path):
     argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--rules", "red_only"]
     code, out, _ = run(capsys, *argv, "--csv", str(path))
     row = next(line.split() for line in out.splitlines() if line.startswith("oracle"))
-    assert code == 0 and row[1:4] == ["1", "1", "30"]  # games, success, mean score
+    assert code == 0 and row[1:5] == ["1", "1", "1", "30"]  # games, success, found, score
     assert "red_only" in path.read_text()
+
+
+def test_bench_solo_reads_a_rule_file_and_draws_the_calibration(capsys, tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        '[[rule]]\nname = "reds"\ntext = "red(card)"\nfamily = "one card"\n'
+        '[[rule]]\nname = "start"\ntext = "if empty then face(card) else red(card)"\n'
+        'family = "start"\n'
+    )
+    png = tmp_path / "calibration.png"
+    argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--families"]
+    code, out, _ = run(capsys, *argv, "--rules-file", str(rules), "--calibration", str(png))
+    assert code == 0 and png.stat().st_size > 0
+    assert "2 rules x 1 seeds" in out
+    assert re.search(r"oracle\s+one card\s+1\s+1\s+1\s+30", out)
+    assert re.search(r"^\s+start\s+1\s+1\s+1\s+30", out, re.MULTILINE)
+    code, _, err = run(capsys, "bench", "solo", "--rules-file", str(tmp_path / "none.toml"))
+    assert code == 2 and "none.toml" in err and len(err.splitlines()) == 1
 
 
 def test_bench_solo_takes_agents_with_parameters(capsys):

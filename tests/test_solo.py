@@ -5,16 +5,17 @@ by `replay_solo`): after every play each of the 104 cards is in exactly one plac
 verdicts agree with the rule, and the end and the score follow from the declarations.
 """
 
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from agents.simple import OracleAgent, RandomAgent
-from eleusis_lab.agent import Agent, Observation, clone
+from eleusis_lab.agent import Agent, Observation, SoloMove, clone
 from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games import solo
+from eleusis_lab.games import solo_judge
 from eleusis_lab.games.solo import (
     FOUND,
     ILLEGAL_DECLARATION,
@@ -24,6 +25,7 @@ from eleusis_lab.games.solo import (
     Declaration,
     SoloConfig,
     SoloRecord,
+    Tentative,
     format_solo_layout,
     judge_declaration,
     play_solo,
@@ -49,7 +51,8 @@ RULES = (
 
 
 class Scripted(Agent):
-    """Plays its first card; declares ``script[turn]`` after the play of that turn."""
+    """Plays its first card; declares ``script[turn]`` in the move of that turn (before
+    its card, as the published game asks)."""
 
     def __init__(self, script=None):
         self.script = script
@@ -67,8 +70,8 @@ class Scripted(Agent):
         self.seen_.append(event)
 
     def declare_rule(self, obs):
-        script = self.script or {}
-        return script.get(self.turn_, script.get(str(self.turn_)))  # JSON keys are text
+        script, turn = self.script or {}, self.turn_ + 1  # the turn this move is made in
+        return script.get(turn, script.get(str(turn)))  # JSON keys are text
 
 
 def shuffled(seed: int) -> list[Card]:
@@ -197,24 +200,38 @@ def test_out_of_cards_when_hand_and_stock_are_used_up():
     assert replay_solo(record) == []
 
 
-def test_observations_show_the_state_after_each_play():
-    class Watching(Scripted):
-        def declare_rule(self, obs):
-            self.after_ = obs
-            return None
+class Watching(Scripted):
+    def declare_rule(self, obs):
+        self.declared_on_ = obs
+        return None
 
-        def choose_play(self, obs):
-            assert len(obs.hand) == 12 and obs.game == "solo" and obs.seat == 0
-            if self.seen_:
-                assert obs == self.after_  # the state declare_rule saw is the next turn's
-            return super().choose_play(obs)
+    def choose_play(self, obs):
+        assert len(obs.hand) == 12 and obs.game == "solo" and obs.seat == 0
+        self.played_on_ = obs
+        return super().choose_play(obs)
 
+
+def test_the_published_move_is_made_before_the_verdict():
+    """The card and the declaration are chosen in the same state, before the card."""
     agent = Watching()
     record = play_solo("color(card) != color(last)", agent, seed=2)
-    assert agent.after_.main_line == record.main_line
-    assert agent.after_.wrong_cards == (record.side_line,)
-    assert agent.after_.last_play_right == record.events[-1].right
+    assert agent.declared_on_ == agent.played_on_
+    assert (
+        agent.played_on_.main_line + agent.played_on_.wrong_cards[0] + (agent.played_on_.hand) != ()
+    )  # the last turn's state: its card is not on the table yet
+    assert record.events[-1].card in agent.played_on_.hand
     assert agent.seen_ == list(record.events)
+
+
+def test_after_verdict_timing_declares_in_the_state_after_each_play():
+    agent = Watching()
+    config = SoloConfig(timing="after_verdict")
+    record = play_solo("color(card) != color(last)", agent, seed=2, config=config)
+    assert agent.declared_on_.main_line == record.main_line
+    assert agent.declared_on_.wrong_cards == (record.side_line,)
+    assert agent.declared_on_.last_play_right == record.events[-1].right
+    assert agent.seen_ == list(record.events)
+    assert replay_solo(record) == []
 
 
 # -- declarations ------------------------------------------------------------------------
@@ -261,22 +278,43 @@ def test_many_wrong_declarations_give_a_negative_score_floored_at_zero():
         ("red(card)", "suit(card) == diamonds or suit(card) == hearts"),
         ("odd(rank(card) + rank(last))", "if odd(last) then even(card) else odd(card)"),
         ("color(card) != color(last)", "if red(last) then black(card) else red(card)"),
-        # The main line never exceeds 30 cards when a play is judged in 30 turns.
-        ("red(card)", "if length > 30 then black(card) else red(card)"),
     ],
 )
-def test_an_equivalent_rule_written_differently_is_correct(secret, declared):
-    judgement = judge_declaration(secret, declared)
+@pytest.mark.parametrize("judge", ["continuations", "reachable"])
+def test_an_equivalent_rule_written_differently_is_correct(secret, declared, judge):
+    judgement = judge_declaration(secret, declared, judge=judge)
     assert judgement.correct and judgement.method == "exact"
-    record = play_solo(secret, Scripted({2: declared}), seed=4)
+    record = play_solo(secret, Scripted({2: declared}), seed=4, config=SoloConfig(judge=judge))
     assert record.success and record.found_turn == 2 and record.score == 29
 
 
-def test_a_rule_that_differs_in_one_reachable_state_is_wrong():
-    judgement = judge_declaration("red(card)", "if length >= 30 then black(card) else red(card)")
-    assert not judgement.correct and "30 cards" in judgement.reason
-    judgement = judge_declaration("red(card)", "if length > 30 then black(card) else red(card)", 40)
+def test_the_reachable_judge_looks_only_as_far_as_a_game_goes():
+    late = "if length > 30 then black(card) else red(card)"
+    assert judge_declaration("red(card)", late, judge="reachable").correct  # never 30 cards
+    judgement = judge_declaration("red(card)", late, judge="reachable", max_turns=40)
     assert not judgement.correct  # in a 40-turn game it is reachable
+    judgement = judge_declaration(
+        "red(card)", "if length >= 30 then black(card) else red(card)", judge="reachable"
+    )
+    assert not judgement.correct and "30 cards" in judgement.reason
+
+
+def test_the_published_judge_follows_40_plays_from_the_current_line():
+    """Continuations of a 5-card line reach 44 cards (40 states: the line, then 39
+    more right cards), never the empty line or a line of 45."""
+    line = Context(tuple(parse_cards("2H 3H 4H 5H 6H")), True)
+    for length, correct in ((44, False), (45, True)):
+        text = f"if length >= {length} then black(card) else red(card)"
+        assert judge_declaration("red(card)", text, line).correct is correct
+    # the start of the line is past: a rule that differs only there is found
+    secret = "if empty then rank(card) == 7 else red(card)"
+    assert judge_declaration(secret, "red(card)", line).correct
+    assert not judge_declaration(secret, "red(card)", line, judge="reachable").correct
+    # continuations add right cards only: after a wrong play, the next state is "right"
+    after_wrong = Context(line.main_line, False)
+    verdict = "if last_play_right then red(card) else true"
+    assert not judge_declaration(verdict, "red(card)", after_wrong).correct
+    assert judge_declaration(verdict, "red(card)", Context(line.main_line, True)).correct
 
 
 def test_bad_text_is_never_a_crash():
@@ -290,19 +328,25 @@ def test_simulation_judges_when_exact_analysis_is_impossible(monkeypatch):
     def too_many(*args, **kwargs):
         raise TooManyContexts("too many")
 
-    monkeypatch.setattr(solo, "equivalent", too_many)
-    solo._judge.cache_clear()
+    def clear():
+        solo_judge._judge_reachable.cache_clear()
+        solo_judge._CONTINUATIONS_CACHE.clear()
+
+    monkeypatch.setattr(solo_judge, "equivalent", too_many)
+    clear()
     try:
-        right = judge_declaration("red(card)", "not black(card)")
-        wrong = judge_declaration("color(card) != color(last)", "red(card)")
-        assert (right.correct, right.method) == (True, "simulation")
-        assert "random games" in right.reason
-        assert (wrong.correct, wrong.method) == (False, "simulation")
-        record = play_solo("red(card)", Scripted({3: "not black(card)"}), seed=0)
-        assert record.declarations[0].method == "simulation" and record.success
-        assert replay_solo(record) == []
+        for judge, how in (("reachable", "random games"), ("continuations", "continuations")):
+            right = judge_declaration("red(card)", "not black(card)", judge=judge)
+            wrong = judge_declaration("color(card) != color(last)", "red(card)", judge=judge)
+            assert (right.correct, right.method) == (True, "simulation")
+            assert how in right.reason
+            assert (wrong.correct, wrong.method) == (False, "simulation")
+            config = SoloConfig(judge=judge)
+            record = play_solo("red(card)", Scripted({3: "not black(card)"}), 0, config)
+            assert record.declarations[0].method == "simulation" and record.success
+            assert replay_solo(record) == []
     finally:
-        solo._judge.cache_clear()
+        clear()
 
 
 def test_simulation_checks_every_card_at_every_step_and_is_seeded():
@@ -320,7 +364,7 @@ def test_simulation_checks_every_card_at_every_step_and_is_seeded():
 def test_non_text_declaration_is_a_fault_not_a_declaration():
     record = play_solo("red(card)", Scripted({1: 42, 2: "red(card)"}), seed=0)
     assert [(f.kind, f.call, f.event) for f in record.faults] == [
-        (ILLEGAL_DECLARATION, "declare_rule", 0)
+        (ILLEGAL_DECLARATION, "solo_move", 0)
     ]
     assert record.wrong_declarations == 0 and record.found_turn == 2 and record.score == 29
     assert replay_solo(record) == []
@@ -564,6 +608,16 @@ def tampered(record: SoloRecord) -> dict[str, SoloRecord]:
         "turns": record.replace(events=record.events[:-1]),
         "rule": record.replace(rule="red(card)"),
         "wrong count": record.replace(wrong_declarations=0),
+        "found": record.replace(found=not record.found),
+        "tentative judgement": record.replace(
+            tentative=tuple(
+                t if t.turn != 2 else Tentative(t.turn, t.text, t.confidence, not t.correct)
+                for t in record.tentative
+            )
+        ),
+        "tentative turn": record.replace(
+            tentative=(*record.tentative, Tentative(30, "red(card)", 0.5, False))
+        ),
     }
 
 
@@ -582,6 +636,9 @@ TAMPERED = (
     "turns",
     "rule",
     "wrong count",
+    "found",
+    "tentative judgement",
+    "tentative turn",
 )
 
 
@@ -635,17 +692,20 @@ class Raising(Scripted):
 
 
 @pytest.mark.parametrize(
-    "where, kind, call, count",
+    "where, kind, call, count, timing",
     [
-        ("choose_play", RAISED, "choose_play", 15),
-        ("illegal", ILLEGAL_CARD, "choose_play", 30),
-        ("observe", RAISED, "observe", 30),
-        ("declare_rule", RAISED, "declare_rule", 30),
-        ("start_game", RAISED, "start_game", 1),
+        ("choose_play", RAISED, "solo_move", 15, "before_verdict"),  # the default move
+        ("illegal", ILLEGAL_CARD, "solo_move", 30, "before_verdict"),
+        ("observe", RAISED, "observe", 30, "before_verdict"),
+        ("declare_rule", RAISED, "solo_move", 30, "before_verdict"),
+        ("start_game", RAISED, "start_game", 1, "before_verdict"),
+        ("choose_play", RAISED, "choose_play", 15, "after_verdict"),
+        ("illegal", ILLEGAL_CARD, "choose_play", 30, "after_verdict"),
+        ("declare_rule", RAISED, "declare_rule", 30, "after_verdict"),
     ],
 )
-def test_faults_are_recorded_and_the_game_goes_on(where, kind, call, count):
-    record = play_solo("red(card)", Raising(where), seed=0)
+def test_faults_are_recorded_and_the_game_goes_on(where, kind, call, count, timing):
+    record = play_solo("red(card)", Raising(where), seed=0, config=SoloConfig(timing=timing))
     assert record.end == TURN_CAP and record.turns == 30
     assert len(record.faults) == count
     assert {(f.kind, f.call, f.seat, f.agent) for f in record.faults} == {
@@ -691,6 +751,124 @@ def test_bad_settings_raise_config_errors():
 
 
 # -- layout ------------------------------------------------------------------------------
+
+
+# -- the published move: tentative rules, confidence, success, no-stakes, boldness ------
+
+
+class Mover(Agent):
+    """Plays ``moves[turn]``'s (rule, confidence, declare) with its first card."""
+
+    def __init__(self, moves=None):
+        self.moves = moves
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.turn_ = 0
+
+    def choose_play(self, obs):
+        return obs.hand[0]
+
+    def solo_move(self, obs):
+        self.turn_ += 1
+        statement = (self.moves or {}).get(self.turn_, (None, None, False))
+        return SoloMove(obs.hand[0], *statement)
+
+
+def test_tentative_rules_are_judged_every_turn_at_no_cost():
+    moves = {
+        1: ("black(card)", 0.4, False),
+        2: ("red(card)", 0.3, False),  # right, but not stated with confidence 1/2
+        3: ("red(card)", 0.6, False),  # the no-stakes score counts from here: 31 - 3
+        4: ("black(card)", 0.9, True),  # wrong: 2 points
+        5: ("red(card)", 0.8, False),
+        6: ("red(card)", None, True),  # found on turn 6, after one wrong declaration
+    }
+    record = play_solo("red(card)", Mover(moves), seed=0)
+    assert [(t.turn, t.correct) for t in record.tentative] == [
+        (1, False),
+        (2, True),
+        (3, True),
+        (4, False),
+        (5, True),
+        (6, True),
+    ]
+    assert [(d.turn, d.correct, d.confidence) for d in record.declarations] == [
+        (4, False, 0.9),
+        (6, True, None),
+    ]
+    assert (record.found_turn, record.score, record.no_stakes_score) == (6, 23, 28)
+    assert record.boldness == 2 * 1 - 3  # held the right rule on turns 2, 3 and 5
+    assert replay_solo(record) == []
+    again = SoloRecord.from_json(record.to_json())  # (the script's keys become text)
+    assert again.tentative == record.tentative and again.declarations == record.declarations
+    assert "no-stakes score 28, boldness -1" in format_solo_layout(record)
+
+
+def test_success_is_found_with_a_score_of_at_least_two():
+    for turn, wrong, success in ((29, 0, True), (30, 0, False), (27, 1, True), (28, 1, False)):
+        moves = {t: ("black(card)", 1.0, True) for t in range(1, wrong + 1)}
+        moves[turn] = ("red(card)", 1.0, True)
+        record = play_solo("red(card)", Mover(moves), seed=0)
+        assert record.found and record.score == 31 - turn - 2 * wrong
+        assert record.success is success
+        assert replay_solo(record) == []
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        ((42, 0.5, False), "not rule text"),
+        (("red(card)", 1.5, True), "not a number in [0, 1]"),
+        (("red(card)", float("nan"), True), "not a number in [0, 1]"),
+        (("red(card)", "high", True), "not a number in [0, 1]"),
+        (("red(card)", 0.5, "yes"), "not True or False"),
+        ((None, None, True), "without stating a rule"),
+    ],
+)
+def test_a_bad_statement_is_a_fault_and_the_card_is_still_played(statement, message):
+    record = play_solo("red(card)", Mover({1: statement}), seed=0)
+    assert [(f.kind, f.call) for f in record.faults] == [(ILLEGAL_DECLARATION, "solo_move")]
+    assert message in record.faults[0].message
+    assert record.events[0].card == record.deal[0] and record.declarations == ()
+    assert replay_solo(record) == []
+    with pytest.raises(AgentError, match=re.escape(message)):
+        play_solo("red(card)", Mover({1: statement}), seed=0, config=SoloConfig(on_fault="raise"))
+
+
+def test_a_move_that_is_not_a_solo_move_is_a_fault():
+    class Junk(Mover):
+        def solo_move(self, obs):
+            return obs.hand[1]
+
+    record = play_solo("red(card)", Junk(), seed=0)
+    assert len(record.faults) == 30 and "not a SoloMove" in record.faults[0].message
+    assert [e.card for e in record.events[:1]] == [record.deal[0]]  # the first card instead
+    assert replay_solo(record) == []
+
+
+def test_the_published_timing_is_harder_than_declaring_after_the_verdict():
+    """The same learner finds the same rule, a turn later when it must declare with the
+    card: it cannot use the verdict of the card it declares with."""
+    from agents.bayes import BayesAgent
+
+    small = {"grammar": "colours_suits", "max_hypotheses": 2000}
+    later = play_solo("color(card) != color(last)", BayesAgent(**small), seed=3)
+    config = SoloConfig(timing="after_verdict")
+    sooner = play_solo("color(card) != color(last)", BayesAgent(**small), 3, config)
+    assert later.found and sooner.found and later.found_turn == sooner.found_turn + 1
+
+
+def test_format_1_records_are_read_with_the_readings_they_were_played_with():
+    record = play_solo("red(card)", Scripted({3: "red(card)"}), seed=0)
+    data = record.to_dict()
+    data["format"] = 1
+    del data["found"], data["tentative"]
+    for name in ("timing", "judge", "judge_plays"):
+        del data["config"][name]
+    old = SoloRecord.from_dict(data)
+    assert old.config["timing"] == "after_verdict" and old.config["judge"] == "reachable"
+    assert old.found and old.success and old.tentative == ()
 
 
 def test_layout_shows_the_table_declarations_and_score():

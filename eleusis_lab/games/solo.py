@@ -10,26 +10,25 @@
    of the game, the player is not shown them (the agent interface only announces the
    starter) and they are recorded in `SoloRecord.refused`. Should the stock run out
    before a card is accepted, the game ends at once (`NO_STARTER`, score 0).
-3. **Turns** (at most ``max_turns``, 30): the player plays one card of his hand (right:
-   main line; wrong: side line), draws one card to keep 12 while the stock lasts
+3. **Turns** (at most ``max_turns``, 30). The published move (``timing=
+   "before_verdict"``, the default): the agent makes one move (``Agent.solo_move``): a
+   card of its hand, its tentative rule with a confidence, and whether it declares
+   that rule, all before the card's verdict. The card is judged (right: main line;
+   wrong: side line), the player draws one card to keep 12 while the stock lasts
    (*decision*: with an empty stock the hand shrinks, and a player with no card left
-   ends the game, `OUT_OF_CARDS`), is told the play (``Agent.observe``), then may
-   declare a rule (``Agent.declare_rule``, ``None`` for no declaration).
-4. **Declarations** are judged by `judge_declaration`: correct when the declared rule
-   gives the secret rule's verdict on every card in every state the game can reach.
-   Exactly (`eleusis_lab.rules.analysis.equivalent`, over main lines of up to
-   ``max_turns`` cards, the longest a play of the game is judged on) where the analysis
-   can enumerate the states; by the published benchmark's simulation (seeded random
-   games, every card checked at every step) when it cannot (``TooManyContexts``).
-   Text that does not parse or type-check is a wrong declaration, its error recorded.
+   ends the game, `OUT_OF_CARDS`), is told the play (``Agent.observe``), and only then
+   are the tentative rule and the declaration judged. With ``timing="after_verdict"``
+   (an easier reading, about 0.8 points higher) the agent plays a card
+   (``Agent.choose_play``), is told its verdict, then states and declares
+   (``Agent.declare_rule``, ``Agent.propose_rule``).
+4. **Declarations** (and tentative rules, at no cost) are judged by
+   `eleusis_lab.games.solo_judge.judge_declaration`: by default over every continuation
+   of the main line after the turn's card (the published judge, computed exactly);
+   ``judge="reachable"`` judges over every state reachable from an empty line instead.
 5. **End**: at the first correct declaration (`FOUND`) or after the last turn
-   (`TURN_CAP`). Score by `solo_score`.
-
-Two corners where exact equivalence is stricter than the game (both documented
-simplifications of `eleusis_lab.rules.reach`): it also compares the rules after
-starters the secret rule refuses on an empty line, and it lets a face follow itself any
-number of times (two decks hold two copies). A declaration that only differs from the
-rule there is judged wrong.
+   (`TURN_CAP`). Score by `solo_score`; the published success is found with a score
+   of at least 2; the no-stakes score and the boldness index are properties of the
+   record (`SoloRecord.no_stakes_score`, `SoloRecord.boldness`).
 
 The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) are in
 `eleusis_lab.games.solo_record`; this module re-exports them.
@@ -37,12 +36,12 @@ The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) a
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
 generator on it and the agent gets its own spawned generator, as in classic Eleusis.
 
-Faults (an agent that raises, plays a card it does not hold, or declares something that
-is not text) are recorded as `eleusis_lab.record.Fault` and the game goes on, imitating
-`eleusis_lab.games.classic.ClassicConfig`: a faulty play is replaced by the first card
-of the hand, a faulty declaration counts as no declaration (not as a wrong one), a
-failed ``start_game`` or ``observe`` is only recorded. ``on_fault="raise"`` stops the
-game instead.
+Faults (an agent that raises, plays a card it does not hold, or states something that
+is not rule text and a confidence in [0, 1]) are recorded as `eleusis_lab.record.Fault`
+and the game goes on, imitating `eleusis_lab.games.classic.ClassicConfig`: a faulty
+move or play is replaced by the first card of the hand, a faulty statement counts as
+none (not as a wrong declaration), a failed ``start_game`` or ``observe`` is only
+recorded. ``on_fault="raise"`` stops the game instead.
 
 Examples
 --------
@@ -50,6 +49,8 @@ Examples
 >>> record = play_solo("red(card)", OracleAgent(), seed=3)
 >>> record.starter.is_red, record.found_turn, record.score, record.success
 (True, 1, 30, True)
+>>> record.tentative[0]
+Tentative(turn=1, text='red(card)', confidence=1.0, correct=True)
 >>> record = play_solo("red(card)", RandomAgent(), seed=3)
 >>> record.end, record.turns, record.score
 ('turn_cap', 30, 0)
@@ -59,7 +60,8 @@ Examples
 
 from __future__ import annotations
 
-import functools
+import math
+import numbers
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -67,10 +69,18 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
-from eleusis_lab.cards import Card, face_card, format_cards, two_decks
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove, solo_statement
+from eleusis_lab.cards import Card, format_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games._faults import check_seed, exception_text, is_int, shorten, text
+from eleusis_lab.games.solo_judge import (
+    JUDGE_PLAYS,
+    JUDGES,
+    Judgement,
+    judge_declaration,
+    simulate_continuations,
+    simulate_equivalence,
+)
 from eleusis_lab.games.solo_record import (
     END_REASONS,
     EXACT,
@@ -80,9 +90,11 @@ from eleusis_lab.games.solo_record import (
     NO_STARTER,
     OUT_OF_CARDS,
     SIMULATION,
+    SUCCESS_SCORE,
     TURN_CAP,
     Declaration,
     SoloRecord,
+    Tentative,
     format_solo_layout,
 )
 from eleusis_lab.record import (
@@ -93,8 +105,6 @@ from eleusis_lab.record import (
     describe_agent,
 )
 from eleusis_lab.rules import Context, Rule, parse
-from eleusis_lab.rules.analysis import Equivalence, equivalent
-from eleusis_lab.rules.reach import TooManyContexts
 
 __all__ = [
     "END_REASONS",
@@ -112,10 +122,13 @@ __all__ = [
     "Judgement",
     "SoloConfig",
     "SoloRecord",
+    "TIMINGS",
+    "Tentative",
     "format_solo_layout",
     "judge_declaration",
     "play_solo",
     "replay_solo",
+    "simulate_continuations",
     "simulate_equivalence",
     "solo_deal",
     "solo_score",
@@ -127,11 +140,26 @@ MAX_TURNS = 30
 WRONG_PENALTY = 2
 _DECK = tuple(two_decks())
 
-#: A fault of ``declare_rule``: it returned something that is neither text nor None.
+#: A fault of a statement: a rule that is not text, or a confidence not in [0, 1].
 ILLEGAL_DECLARATION = "illegal_declaration"
 _FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
-_FAULT_CALLS = ("start_game", "choose_play", "observe", "declare_rule")
+_FAULT_CALLS = ("start_game", "solo_move", "choose_play", "observe", "declare_rule")
+#: The faults that put the first card of the hand in place of the agent's.
+_CARD_FAULTS = {("solo_move", RAISED), ("solo_move", ILLEGAL_CARD)} | {
+    ("choose_play", RAISED),
+    ("choose_play", ILLEGAL_CARD),
+}
+_LEGAL_FAULTS = {
+    ("solo_move", ILLEGAL_CARD),
+    ("solo_move", ILLEGAL_DECLARATION),
+    ("choose_play", ILLEGAL_CARD),
+    ("declare_rule", ILLEGAL_DECLARATION),
+}
 ON_FAULT = ("substitute", "raise")
+#: When the agent states and declares: in the move, before the verdict (published), or
+#: after it.
+BEFORE_VERDICT, AFTER_VERDICT = "before_verdict", "after_verdict"
+TIMINGS = (BEFORE_VERDICT, AFTER_VERDICT)
 
 
 # -- score --------------------------------------------------------------------------------
@@ -184,35 +212,49 @@ class SoloConfig:
     hand_size : int
         Cards in hand, kept by drawing after each play while the stock lasts.
     max_turns : int
-        Turns played at most; also the longest main line on which a play is judged,
-        hence the states over which declarations are judged.
+        Turns played at most; also the longest main line on which a play is judged
+        (the states of the ``"reachable"`` judge).
+    timing : {"before_verdict", "after_verdict"}
+        When the agent states its rule and declares: in its move, before the card's
+        verdict (published), or after hearing it (an easier game, about 0.8 points).
+    judge : {"continuations", "reachable"}
+        Over which states a declaration must agree with the secret rule: every
+        continuation of the current main line (published), or every state reachable
+        from an empty line (stricter: the empty line and the starter count too).
+    judge_plays : int
+        Plays of a continuation the ``"continuations"`` judge compares (40).
     on_fault : {"substitute", "raise"}
         ``"substitute"`` records an agent's fault and goes on (see the module
         docstring); ``"raise"`` stops the game, for debugging an agent.
     simulation_games : int
-        Random games of the equivalence simulation, used only when exact analysis is
-        impossible.
+        Random continuations (or games) the judge samples, only when exact analysis
+        is impossible (100, as published).
     simulation_seed : int
-        Seed of that simulation; the same for every game, so a declaration gets the same
+        Seed of that sampling; the same for every game, so a declaration gets the same
         judgement wherever it is made.
 
     Examples
     --------
     >>> SoloConfig().to_dict()  # doctest: +NORMALIZE_WHITESPACE
-    {'hand_size': 12, 'max_turns': 30, 'on_fault': 'substitute', 'simulation_games': 1000,
+    {'hand_size': 12, 'max_turns': 30, 'timing': 'before_verdict', 'judge': 'continuations',
+     'judge_plays': 40, 'on_fault': 'substitute', 'simulation_games': 100,
      'simulation_seed': 0}
     """
 
     hand_size: int = HAND_SIZE
     max_turns: int = MAX_TURNS
+    timing: str = BEFORE_VERDICT
+    judge: str = JUDGES[0]
+    judge_plays: int = JUDGE_PLAYS
     on_fault: str = "substitute"
-    simulation_games: int = 1000
+    simulation_games: int = 100
     simulation_seed: int = 0
 
     def __post_init__(self) -> None:
         for name, least in (
             ("hand_size", 1),
             ("max_turns", 1),
+            ("judge_plays", 1),
             ("simulation_games", 1),
             ("simulation_seed", 0),
         ):
@@ -221,169 +263,27 @@ class SoloConfig:
                 raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
         if self.hand_size > len(_DECK) - 1:
             raise ConfigError(f"hand_size must leave a starter in the stock, got {self.hand_size}")
-        if self.on_fault not in ON_FAULT:
-            raise ConfigError(f"on_fault must be 'substitute' or 'raise', got {self.on_fault!r}")
+        for name, allowed in (("timing", TIMINGS), ("judge", JUDGES), ("on_fault", ON_FAULT)):
+            if getattr(self, name) not in allowed:
+                choices = " or ".join(repr(a) for a in allowed)
+                raise ConfigError(f"{name} must be {choices}, got {getattr(self, name)!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (as stored in a `SoloRecord`)."""
         return asdict(self)
 
-
-# -- judging declarations -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The verdict on a declared rule: correct or not, how it was judged, and why.
-
-    ``method`` is ``"exact"`` (reachable-state analysis), ``"simulation"`` (random
-    games, when exact analysis is impossible) or ``"invalid"`` (the text does not
-    parse or type-check: always wrong). ``reason`` says where the rules differ, or
-    the error of the text.
-    """
-
-    correct: bool
-    method: str
-    reason: str
-
-
-def _verdict(right: bool) -> str:
-    return "right" if right else "wrong"
-
-
-def _difference(found: Equivalence) -> str:
-    said = _verdict(found.first_accepts)
-    return (
-        f"{found.context}, {found.card} is {said} under the secret rule and"
-        f" {_verdict(not found.first_accepts)} under the declared one"
-    )
-
-
-def simulate_equivalence(
-    first: Rule, second: Rule, plays: int = MAX_TURNS, games: int = 1000, seed: int = 0
-) -> Equivalence:
-    """Compare two rules as the published benchmark does: over random games.
-
-    Each game shuffles two decks, draws starters until ``first`` accepts one on an
-    empty main line, then plays ``plays`` random cards (judged by ``first``). At every
-    step, the empty line included, the two rules must give the same verdict on all 52
-    faces. Random plays reach common states only: prefer `equivalent`, which is exact;
-    this is its fallback when a rule tells apart too many states to enumerate.
-
-    Parameters
-    ----------
-    first, second : Rule
-        The secret rule (its verdicts drive the games) and the declared one.
-    plays : int
-        Plays per game after the starter.
-    games : int
-        Number of random games.
-    seed : int
-        Seed of the games; the same seed gives the same verdict.
-
-    Returns
-    -------
-    Equivalence
-        Falsy with the first difference found (context, card, the first rule's verdict),
-        truthy when none was found.
-
-    Examples
-    --------
-    >>> bool(simulate_equivalence(parse("red(card)"), parse("not black(card)"), games=20))
-    True
-    >>> print(simulate_equivalence(parse("red(card)"), parse("suit(card) == hearts")))
-    not equivalent: on an empty main line, AD is right under the first rule and wrong under \
-the second
-    """
-    rng = np.random.default_rng(seed)
-    empty = Context()
-    for _ in range(games):
-        deck = [_DECK[i] for i in rng.permutation(len(_DECK)).tolist()]
-        context = empty
-        found = _first_difference(first, second, context)
-        if found is not None:
-            return found
-        first_mask = first.legal_mask(context)
-        start = next((i for i, c in enumerate(deck) if (first_mask >> c.face) & 1), None)
-        if start is None:
-            continue
-        main: tuple[Card, ...] = (deck[start],)
-        last: bool | None = None
-        for card in deck[start + 1 : start + 1 + plays]:
-            context = Context(main, last)
-            found = _first_difference(first, second, context)
-            if found is not None:
-                return found
-            last = bool((first.legal_mask(context) >> card.face) & 1)
-            if last:
-                main += (card,)
-    return Equivalence(True)
-
-
-def _first_difference(first: Rule, second: Rule, context: Context) -> Equivalence | None:
-    a, b = first.legal_mask(context), second.legal_mask(context)
-    if a == b:
-        return None
-    face = ((a ^ b) & -(a ^ b)).bit_length() - 1  # the lowest face they disagree on
-    return Equivalence(False, context.describe(), face_card(face), bool((a >> face) & 1))
-
-
-def judge_declaration(
-    rule: Rule | str,
-    text: str,
-    max_turns: int = MAX_TURNS,
-    simulation_games: int = 1000,
-    simulation_seed: int = 0,
-) -> Judgement:
-    """Judge a declared rule against the secret rule of a solo game.
-
-    Correct when the declared rule gives the same verdict as ``rule`` on every card in
-    every state a game of ``max_turns`` turns can reach: decided exactly with
-    `eleusis_lab.rules.analysis.equivalent` (main lines of up to ``max_turns`` cards),
-    and with `simulate_equivalence` only when that raises ``TooManyContexts``. Text that
-    does not parse or type-check is wrong (``method="invalid"``); this never raises for
-    bad text. Judgements are cached.
-
-    Examples
-    --------
-    >>> judge_declaration("odd(rank(card) + rank(last))",
-    ...                   "if odd(last) then even(card) else odd(card)")
-    Judgement(correct=True, method='exact', reason='the same verdict on every card in every \
-reachable state')
-    >>> judge_declaration("red(card)", "color(card) == red").method
-    'exact'
-    >>> print(judge_declaration("red(card)", "black(card)").reason)
-    on an empty main line, AC is wrong under the secret rule and right under the declared one
-    >>> judgement = judge_declaration("red(card)", "red(crad)")
-    >>> judgement.correct, judgement.method
-    (False, 'invalid')
-    >>> print(judgement.reason)
-    line 1, column 5: unknown name 'crad'; did you mean 'card'? (in 'red(crad)')
-    """
-    if isinstance(rule, str):
-        rule = parse(rule)
-    if not isinstance(text, str):
-        raise TypeError(f"a declaration is rule text, got {type(text).__name__}")
-    return _judge(rule, text, max_turns, simulation_games, simulation_seed)
-
-
-@functools.lru_cache(maxsize=4096)
-def _judge(rule: Rule, text: str, max_turns: int, games: int, seed: int) -> Judgement:
-    try:
-        declared = parse(text)
-    except Exception as error:  # RuleSyntaxError; also anything odd text may provoke
-        one_line = getattr(error, "one_line", None)
-        reason = one_line() if callable(one_line) else f"{type(error).__name__}: {error}"
-        return Judgement(False, INVALID, shorten(reason))
-    try:
-        found = equivalent(rule, declared, max_length=max_turns)
-        method = EXACT
-        same = "the same verdict on every card in every reachable state"
-    except TooManyContexts:
-        found = simulate_equivalence(rule, declared, max_turns, games, seed)
-        method = SIMULATION
-        same = f"no difference in {games} random games of {max_turns} plays"
-    return Judgement(bool(found), method, same if found else _difference(found))
+    def judge_in(self, rule: Rule, text: str, context: Context) -> Judgement:
+        """Judge the declared ``text`` against ``rule`` in ``context`` under these options."""
+        return judge_declaration(
+            rule,
+            text,
+            context,
+            self.judge,
+            self.judge_plays,
+            self.max_turns,
+            self.simulation_games,
+            self.simulation_seed,
+        )
 
 
 # -- the deal -----------------------------------------------------------------------------
@@ -431,10 +331,12 @@ def play_solo(
 ) -> SoloRecord:
     """Play one solo game (RULES.md section 6) and return its record.
 
-    Each turn the engine asks ``agent.choose_play(obs)``, judges the card, refills the
-    hand, tells ``agent.observe(event)``, then asks ``agent.declare_rule(obs)`` with the
-    state after the turn; a declaration is judged by `judge_declaration` and a correct
-    one ends the game.
+    Each turn the engine asks ``agent.solo_move(obs)`` (``timing="before_verdict"``)
+    or ``agent.choose_play(obs)`` then, after the verdict, ``agent.declare_rule`` and
+    ``agent.propose_rule`` (``"after_verdict"``); judges the card, refills the hand,
+    tells ``agent.observe(event)``, and judges the tentative rule and the declaration
+    in the state after the card (`SoloConfig.judge_in`); a correct declaration ends the
+    game.
 
     Parameters
     ----------
@@ -459,7 +361,8 @@ def play_solo(
     ------
     AgentError
         Only with ``config.on_fault="raise"``: a card the agent does not hold, or a
-        declaration that is not text. (The agent's own exceptions go up unchanged.)
+        statement that is not rule text with a confidence. (The agent's own
+        exceptions go up unchanged.)
     ConfigError
         For something that is not an agent, or a bad seed.
 
@@ -470,7 +373,7 @@ def play_solo(
     ...     def choose_play(self, obs):
     ...         return obs.hand[0]
     ...     def declare_rule(self, obs):
-    ...         return "black(card)" if len(obs.main_line) + len(obs.wrong_cards[0]) < 4 \
+    ...         return "black(card)" if len(obs.main_line) + len(obs.wrong_cards[0]) < 3 \
 else "red(card)"
     >>> record = play_solo("red(card)", Stubborn(), seed=0)
     >>> [(d.turn, d.correct) for d in record.declarations]
@@ -485,6 +388,7 @@ else "red(card)"
         raise ConfigError(f"{agent!r} is not an Agent (eleusis_lab.agent.Agent)")
     seed = check_seed(seed)
     stop = config.on_fault == "raise"
+    before = config.timing == BEFORE_VERDICT
 
     sequence = np.random.SeedSequence(seed)
     deal, refused, starter, stock = _deal(np.random.default_rng(sequence), rule, config.hand_size)
@@ -493,6 +397,7 @@ else "red(card)"
     faults: list[Fault] = []
     events: list[Event] = []
     declarations: list[Declaration] = []
+    tentative: list[Tentative] = []
     hand, main, side = list(deal), [], []
     drawn = 0  # cards drawn from the stock after the starter
     last_right: bool | None = None
@@ -500,10 +405,21 @@ else "red(card)"
     turns = 0
 
     def fault(kind: str, message: str, event: int, phase: int, call: str) -> None:
+        if stop and kind != RAISED:
+            raise AgentError(f"{agent!r} {message}")
         faults.append(Fault(0, name, kind, message, event, phase, call))
 
     def observation() -> Observation:
         return Observation(GAME, 0, 1, tuple(hand), tuple(main), (tuple(side),), last_right)
+
+    def ask(call: str, index: int, method: Callable[[], Any]) -> Any:
+        try:
+            return method()
+        except Exception as error:
+            if stop:
+                raise
+            fault(RAISED, exception_text(error), index, 1, call)
+            return None
 
     if starter is None:
         end = NO_STARTER
@@ -521,24 +437,25 @@ else "red(card)"
             if not hand:
                 end = OUT_OF_CARDS
                 break
-            index = len(events)
+            index, faulted = len(events), len(faults)
             obs = observation()
-            try:
-                card = agent.choose_play(obs)
-            except Exception as error:
-                if stop:
-                    raise
-                fault(RAISED, exception_text(error), index, 1, "choose_play")
-                card = hand[0]
+            if before:
+                move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
+                if move is not None and not isinstance(move, SoloMove):
+                    what = f"{shorten(text(repr, move))} (a {type(move).__name__})"
+                    fault(ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, 1, "solo_move")
+                    move = None
+                call, card = "solo_move", None if move is None else move.card
+                statement = None if move is None else (move.rule, move.confidence, move.declare)
+            else:
+                call = "choose_play"
+                card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
             if not (isinstance(card, Card) and card in hand):
-                message = _not_held(card, obs.hand)
-                if stop:
-                    raise AgentError(f"{agent!r} {message}")
-                fault(ILLEGAL_CARD, message, index, 1, "choose_play")
+                if card is not None or len(faults) == faulted:  # not yet a fault this turn
+                    fault(ILLEGAL_CARD, _not_held(card, obs.hand), index, 1, call)
                 card = hand[0]
             hand.remove(card)
-            context = Context(tuple(main), last_right)
-            right = bool((rule.legal_mask(context) >> card.face) & 1)
+            right = bool((rule.legal_mask(Context(tuple(main), last_right)) >> card.face) & 1)
             event = Event(0, card, 1, right, len(main) - 1)
             (main if right else side).append(card)
             last_right = right
@@ -547,41 +464,24 @@ else "red(card)"
                 drawn += 1
             events.append(event)
             turns = turn
-            try:
-                agent.observe(event)
-            except Exception as error:
-                if stop:
-                    raise
-                fault(RAISED, exception_text(error), index, 1, "observe")
-            try:
-                declared = agent.declare_rule(observation())
-            except Exception as error:
-                if stop:
-                    raise
-                fault(RAISED, exception_text(error), index, 1, "declare_rule")
-                declared = None
-            if declared is not None and not isinstance(declared, str):
-                message = (
-                    f"declared {shorten(text(repr, declared))} (a {type(declared).__name__}),"
-                    " not rule text or None"
-                )
-                if stop:
-                    raise AgentError(f"{agent!r} {message}")
-                fault(ILLEGAL_DECLARATION, message, index, 1, "declare_rule")
-                declared = None
+            ask("observe", index, lambda event=event: agent.observe(event))
+            if not before:
+                call = "declare_rule"
+                statement = ask(call, index, lambda: solo_statement(agent, observation()))
+            if statement is not None and (problem := _statement_problem(*statement)):
+                fault(ILLEGAL_DECLARATION, problem, index, 1, call)
+                statement = None
             declaration = None
-            if declared is not None:
-                judged = judge_declaration(
-                    rule,
-                    declared,
-                    config.max_turns,
-                    config.simulation_games,
-                    config.simulation_seed,
-                )
-                declaration = Declaration(
-                    turn, declared, judged.correct, judged.method, judged.reason
-                )
-                declarations.append(declaration)
+            if statement is not None and statement[0] is not None:
+                stated, confidence, declare = statement
+                confidence = None if confidence is None else float(confidence)
+                judged = config.judge_in(rule, stated, Context(tuple(main), last_right))
+                tentative.append(Tentative(turn, stated, confidence, judged.correct))
+                if declare:
+                    declaration = Declaration(
+                        turn, stated, judged.correct, judged.method, judged.reason, confidence
+                    )
+                    declarations.append(declaration)
             if on_turn is not None:
                 on_turn(turn, event, declaration)
             if declaration is not None and declaration.correct:
@@ -612,9 +512,38 @@ else "red(card)"
         wrong_declarations=wrong,
         score=score,
         floored_score=max(0, score),
-        success=found is not None,
+        found=found is not None,
+        success=found is not None and score >= SUCCESS_SCORE,
         faults=tuple(faults),
+        tentative=tuple(tentative),
     )
+
+
+def _statement_problem(rule: object, confidence: object, declare: object) -> str | None:
+    """What is wrong with a stated (rule, confidence, declare), or None."""
+    if rule is not None and not isinstance(rule, str):
+        what = f"{shorten(text(repr, rule))} (a {type(rule).__name__})"
+        return f"stated {what}, not rule text or None"
+    if confidence is not None and not (
+        isinstance(confidence, numbers.Real)
+        and not isinstance(confidence, bool)
+        and math.isfinite(confidence)
+        and 0 <= confidence <= 1
+    ):
+        return f"stated a confidence of {shorten(text(repr, confidence))}, not a number in [0, 1]"
+    if not isinstance(declare, bool | np.bool_):
+        return f"declare is {shorten(text(repr, declare))}, not True or False"
+    if declare and rule is None:
+        return "declared without stating a rule"
+    return None
+
+
+def _verdict(right: bool) -> str:
+    return "right" if right else "wrong"
+
+
+def _correct(correct: bool) -> str:
+    return "correct" if correct else "wrong"
 
 
 def _not_held(card: object, hand: tuple[Card, ...]) -> str:
@@ -633,8 +562,9 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
 
     Re-deals from the seed (hand, refused starters, starter, stock), replays every play
     (the card is in hand, its position and verdict, the card drawn), judges every
-    declaration again with `judge_declaration`, and re-derives the end, the turns and
-    the score. Faults are checked too: a substituted play is the first card of the hand.
+    tentative rule and declaration again (`SoloConfig.judge_in`), and re-derives the
+    end, the turns, the score and the success. Faults are checked too: a substituted
+    play is the first card of the hand.
 
     Parameters
     ----------
@@ -686,9 +616,7 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
         )
         return problems
     problems += _check_faults(rec)
-    substituted = {
-        f.event for f in rec.faults if f.call == "choose_play" and f.kind in (RAISED, ILLEGAL_CARD)
-    }
+    substituted = {f.event for f in rec.faults if (f.call, f.kind) in _CARD_FAULTS}
 
     hand, main, side = list(deal), [] if starter is None else [starter], []
     last: bool | None = None
@@ -696,6 +624,9 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
     by_turn: dict[int, list[Declaration]] = {}
     for declaration in rec.declarations:
         by_turn.setdefault(declaration.turn, []).append(declaration)
+    stated: dict[int, list[Tentative]] = {}
+    for statement in rec.tentative:
+        stated.setdefault(statement.turn, []).append(statement)
     if starter is None and rec.events:
         problems.append("plays are recorded, but no starter was drawn")
         return problems
@@ -733,29 +664,34 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
         if drawn < len(stock):
             hand.append(stock[drawn])
             drawn += 1
-        made = by_turn.pop(turn, [])
-        if len(made) > 1:
-            problems.append(f"{where}: {len(made)} declarations in one turn")
+        context = Context(tuple(main), last)
+        made, tentatives = by_turn.pop(turn, []), stated.pop(turn, [])
+        if len(made) > 1 or len(tentatives) > 1:
+            problems.append(f"{where}: more than one declaration or tentative rule in one turn")
+        for statement in tentatives:
+            judgement = config.judge_in(rule, statement.text, context)
+            if statement.correct != judgement.correct:
+                problems.append(
+                    f"{where}: the tentative rule {statement.text!r} is recorded"
+                    f" {_correct(statement.correct)}, but judging it gives"
+                    f" {_correct(judgement.correct)} ({judgement.method}: {judgement.reason})"
+                )
         for declaration in made:
-            judgement = judge_declaration(
-                rule,
-                declaration.text,
-                config.max_turns,
-                config.simulation_games,
-                config.simulation_seed,
-            )
+            if rec.tentative and [t.text for t in tentatives] != [declaration.text]:
+                problems.append(f"{where}: the declared rule is not the turn's tentative rule")
+            judgement = config.judge_in(rule, declaration.text, context)
             recorded = (declaration.correct, declaration.method, declaration.reason)
             if recorded != (judgement.correct, judgement.method, judgement.reason):
                 problems.append(
                     f"{where}: the declaration {declaration.text!r} is recorded"
-                    f" {'correct' if declaration.correct else 'wrong'} ({declaration.method}),"
-                    f" but judging it gives {'correct' if judgement.correct else 'wrong'}"
+                    f" {_correct(declaration.correct)} ({declaration.method}),"
+                    f" but judging it gives {_correct(judgement.correct)}"
                     f" ({judgement.method}: {judgement.reason})"
                 )
             if judgement.correct and found is None:
                 found = turn
-    for turn in sorted(by_turn):
-        problems.append(f"a declaration is recorded on turn {turn}, which was not played")
+    for turn in sorted({*by_turn, *stated}):
+        problems.append(f"a statement is recorded on turn {turn}, which was not played")
 
     turns = len(rec.events)
     if starter is None:
@@ -779,7 +715,8 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
         "wrong_declarations": wrong,
         "score": score,
         "floored_score": max(0, score),
-        "success": found is not None,
+        "found": found is not None,
+        "success": found is not None and score >= SUCCESS_SCORE,
     }
     for name, value in expected.items():
         if getattr(rec, name) != value:
@@ -811,10 +748,7 @@ def _check_faults(rec: SoloRecord) -> list[str]:
             problems.append(f"{label}: unknown kind {fault.kind!r}")
         if fault.call not in _FAULT_CALLS:
             problems.append(f"{label}: unknown agent method {fault.call!r}")
-        elif fault.kind != RAISED and (fault.call, fault.kind) not in (
-            ("choose_play", ILLEGAL_CARD),
-            ("declare_rule", ILLEGAL_DECLARATION),
-        ):
+        elif fault.kind != RAISED and (fault.call, fault.kind) not in _LEGAL_FAULTS:
             problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
         if fault.seat != 0:
             problems.append(f"{label}: a solo game has only seat 0")
@@ -828,7 +762,7 @@ def _check_faults(rec: SoloRecord) -> list[str]:
         if fault.event < previous:
             problems.append(f"{label}: faults are not in the order of the turns")
         previous = fault.event
-        plays[fault.event] += fault.call == "choose_play"
+        plays[fault.event] += (fault.call, fault.kind) in _CARD_FAULTS
     problems += [
         f"turn {event + 1}: {count} faulty plays recorded for one play"
         for event, count in plays.items()

@@ -15,14 +15,19 @@ Example
 >>> print(format_beliefs(beliefs))
 turn  card  verdict  p     best guess (* = the secret rule)
    1  4D    wrong    0.96  black(card)
+   2  5S    right    0.99  black(card)
                            declared: black(card) (wrong)
-   2  5S    right    0.28  color(card) == color(last)
    3  QC    wrong      -    (no proposal)
    4  JH    wrong    0.44 *suit(card) == suit(last)
    5  10S   right    0.58 *suit(card) == suit(last)
+   6  7S    right    0.64 *suit(card) == suit(last)
                            declared: suit(card) == suit(last) (correct)
 >>> record.score
-24
+23
+
+A declaration is made with the turn's card, before its verdict: the agent declared
+``black(card)`` on turn 2 from what turn 1 had taught it (0.96), and the 5S of that
+same turn refuted it.
 """
 
 from __future__ import annotations
@@ -35,9 +40,9 @@ import pandas as pd
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games._faults import exception_text, shorten, text
-from eleusis_lab.games.solo import SoloConfig, judge_declaration, play_solo
+from eleusis_lab.games.solo import SoloConfig, play_solo
 from eleusis_lab.games.solo_record import Declaration, SoloRecord
-from eleusis_lab.rules import Rule, parse
+from eleusis_lab.rules import Context, Rule, parse
 
 __all__ = ["BELIEF_COLUMNS", "format_beliefs", "solo_beliefs"]
 
@@ -100,9 +105,16 @@ def solo_beliefs(
         )
 
     record = play_solo(rule, agent, seed, config, on_turn=ask)
-    for row in rows:
+    line = record.main_line[:1]  # the starter
+    for row, event in zip(rows, record.events, strict=True):
+        line += (event.card,) if event.right else ()
         belief = row["belief"]
-        row["belief_correct"] = None if belief is None else _judge(rule, belief, config)
+        if belief is not None:  # judged in the turn's state, as a declaration would be
+            row["belief_correct"] = config.judge_in(
+                rule, belief, Context(line, event.right)
+            ).correct
+        else:
+            row["belief_correct"] = None
     return record, pd.DataFrame(rows, columns=list(BELIEF_COLUMNS))
 
 
@@ -125,13 +137,6 @@ def _proposal(agent: Agent) -> tuple[str | None, float]:
         f"{type(agent).__name__}.propose_rule returned {shorten(text(repr, proposal))},"
         " not (rule text, probability) or None"
     )
-
-
-def _judge(rule: Rule, belief: str, config: SoloConfig) -> bool:
-    judged = judge_declaration(
-        rule, belief, config.max_turns, config.simulation_games, config.simulation_seed
-    )
-    return judged.correct
 
 
 def format_beliefs(beliefs: pd.DataFrame, width: int = 100) -> str:

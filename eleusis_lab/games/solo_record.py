@@ -39,11 +39,15 @@ __all__ = [
     "TURN_CAP",
     "Declaration",
     "SoloRecord",
+    "Tentative",
     "format_solo_layout",
 ]
 
 GAME = "solo"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Format 1 records were played declaring after the verdict, judged over every
+#: reachable state, with success meaning found; they are read with those options.
+_FORMAT_1_OPTIONS = {"timing": "after_verdict", "judge": "reachable"}
 
 #: How a solo game ended (`SoloRecord.end`).
 FOUND = "found"
@@ -65,16 +69,38 @@ INVALID = "invalid"
 
 @dataclass(frozen=True)
 class Declaration:
-    """A rule declared on ``turn`` and its judgement (see `Judgement`)."""
+    """A rule declared on ``turn``, the confidence stated with it (None when the agent
+    gave none) and its judgement (see `eleusis_lab.games.solo_judge.Judgement`)."""
 
     turn: int
     text: str
     correct: bool
     method: str
     reason: str
+    confidence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Tentative:
+    """The tentative rule stated on ``turn`` with its confidence, declared or not, and
+    whether it was the secret rule (judged as a declaration would be, at no cost)."""
+
+    turn: int
+    text: str
+    confidence: float | None
+    correct: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: From this confidence a tentative rule counts for the no-stakes score.
+NO_STAKES_CONFIDENCE = 0.5
+#: The published success: found with a score of at least this.
+SUCCESS_SCORE = 2
 
 
 @dataclass(frozen=True)
@@ -103,6 +129,8 @@ class SoloRecord(JsonRecord):
         Every play: card, verdict and the main-line position it was judged against.
     declarations : tuple of Declaration
         Every declaration, in order, with its judgement.
+    tentative : tuple of Tentative
+        The tentative rule of every turn that stated one, judged.
     main_line, side_line : tuple of Card
         The main line (starter first) and the wrong cards, at the end.
     hand, stock : tuple of Card
@@ -117,8 +145,10 @@ class SoloRecord(JsonRecord):
         Declarations judged wrong (invalid text included).
     score, floored_score : int
         `solo_score` and ``max(0, score)``.
-    success : bool
+    found : bool
         Whether the rule was found.
+    success : bool
+        The published benchmark's success: found with a score of at least 2.
     faults : tuple of Fault
         The agent's faults, in order (``seat`` is 0).
     """
@@ -146,8 +176,31 @@ class SoloRecord(JsonRecord):
     wrong_declarations: int
     score: int
     floored_score: int
+    found: bool
     success: bool
     faults: tuple[Fault, ...] = ()
+    tentative: tuple[Tentative, ...] = ()
+
+    @property
+    def no_stakes_score(self) -> int:
+        """``31 - k`` for the first turn ``k`` whose tentative rule, stated with
+        confidence at least 1/2 (or declared), was correct; 0 if none was: finding the
+        rule, apart from knowing when to say so (RULES.md section 6)."""
+        max_turns = int(self.config.get("max_turns", 30))
+        declared = {d.turn for d in self.declarations}
+        for t in self.tentative:
+            stated = t.turn in declared or (t.confidence or 0) >= NO_STAKES_CONFIDENCE
+            if t.correct and stated:
+                return max_turns + 1 - t.turn
+        return 0
+
+    @property
+    def boldness(self) -> int:
+        """2 x wrong declarations - turns spent holding the right rule undeclared:
+        above 0 an agent declares too soon, below 0 too late."""
+        declared = {d.turn for d in self.declarations}
+        holding = sum(t.correct and t.turn not in declared for t in self.tentative)
+        return 2 * self.wrong_declarations - holding
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (cards as text, ``"10H#1"`` for a second copy)."""
@@ -163,6 +216,7 @@ class SoloRecord(JsonRecord):
                 for e in self.events
             ],
             "declarations": [d.to_dict() for d in self.declarations],
+            "tentative": [t.to_dict() for t in self.tentative],
             "main_line": cards_text(self.main_line),
             "side_line": cards_text(self.side_line),
             "hand": cards_text(self.hand),
@@ -173,6 +227,7 @@ class SoloRecord(JsonRecord):
             "wrong_declarations": self.wrong_declarations,
             "score": self.score,
             "floored_score": self.floored_score,
+            "found": self.found,
             "success": self.success,
             "faults": [fault.to_dict() for fault in self.faults],
         }
@@ -181,15 +236,19 @@ class SoloRecord(JsonRecord):
     def from_dict(cls, data: dict[str, Any]) -> SoloRecord:
         """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
         with reading_record(cls.kind):
-            if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
+            version = data.get("format")
+            if version not in (1, FORMAT_VERSION) or data.get("game") != GAME:
                 raise RecordError(
-                    f"not a solo game record (format {data.get('format')!r}, game"
-                    f" {data.get('game')!r}; this version reads format {FORMAT_VERSION})"
+                    f"not a solo game record (format {version!r}, game"
+                    f" {data.get('game')!r}; this version reads formats 1 and {FORMAT_VERSION})"
                 )
-
+            head = rule_game_fields(data)
+            if version == 1:
+                head["config"] = {**_FORMAT_1_OPTIONS, **head["config"]}
+            found = data["found"] if version > 1 else data["success"]
             starter = data["starter"]
             return cls(
-                **rule_game_fields(data),
+                **head,
                 agent=dict(data["agent"]),
                 deal=cards_from_text(data["deal"]),
                 refused=cards_from_text(data["refused"]),
@@ -199,8 +258,19 @@ class SoloRecord(JsonRecord):
                     for e in data["events"]
                 ),
                 declarations=tuple(
-                    Declaration(d["turn"], d["text"], d["correct"], d["method"], d["reason"])
+                    Declaration(
+                        d["turn"],
+                        d["text"],
+                        d["correct"],
+                        d["method"],
+                        d["reason"],
+                        d.get("confidence"),
+                    )
                     for d in data["declarations"]
+                ),
+                tentative=tuple(
+                    Tentative(t["turn"], t["text"], t["confidence"], t["correct"])
+                    for t in data.get("tentative", ())
                 ),
                 main_line=cards_from_text(data["main_line"]),
                 side_line=cards_from_text(data["side_line"]),
@@ -212,7 +282,8 @@ class SoloRecord(JsonRecord):
                 wrong_declarations=data["wrong_declarations"],
                 score=data["score"],
                 floored_score=data["floored_score"],
-                success=data["success"],
+                found=found,
+                success=data["success"] if version > 1 else found and data["score"] >= 2,
                 faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
             )
 
@@ -239,7 +310,8 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
     ... # doctest: +ELLIPSIS
     solo Eleusis, seed 0, rule: black(card)
     agent: OracleAgent
-    options: hand_size=12, max_turns=30, on_fault=substitute, simulation_games=1000, ...
+    options: hand_size=12, max_turns=30, timing=before_verdict, judge=continuations, ...
+      on_fault=substitute, simulation_games=100, simulation_seed=0
     refused starters (discarded): 2H JH
     wrong cards are under the main-line card they were played on
     <BLANKLINE>
@@ -249,6 +321,7 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
     declarations: 1 (0 wrong)
       turn  1  correct (exact)  black(card)
     found on turn 1 with 0 wrong declarations: score 30 (floored 30)
+    no-stakes score 30, boldness 0
     """
     main = record.main_line
     under: list[list[str]] = [[] for _ in main]
@@ -281,7 +354,7 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
         if not d.correct:
             lines.append(textwrap.shorten(f"           {d.reason}", _WIDTH, placeholder="..."))
     plural = "" if wrong == 1 else "s"
-    if record.success:
+    if record.found:
         lines.append(
             f"found on turn {record.found_turn} with {wrong} wrong declaration{plural}:"
             f" score {record.score} (floored {record.floored_score})"
@@ -292,5 +365,7 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
             f"not found after {record.turns} turns ({reason}), {wrong} wrong"
             f" declaration{plural}: score {record.score} (floored {record.floored_score})"
         )
+    if record.tentative:
+        lines.append(f"no-stakes score {record.no_stakes_score}, boldness {record.boldness}")
     lines += _fault_lines(record.faults)
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from eleusis_lab.cards import Card, face_card, format_cards
+from eleusis_lab.rules.context import Context
 from eleusis_lab.rules.reach import DEFAULT_MAX_LENGTH, describe_state, explore, reachable
 from eleusis_lab.rules.rule import Rule
 
@@ -105,24 +106,40 @@ class Equivalence:
         )
 
 
-def equivalent(first: Rule, second: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> Equivalence:
+def equivalent(
+    first: Rule,
+    second: Rule,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    after: Context | None = None,
+    plays: int | None = None,
+) -> Equivalence:
     """Whether two rules judge every card alike in every context either can reach.
 
     Contexts are explored from the empty main line and every starter; while the two
     rules agree they reach the same contexts, so the first disagreement found is a
-    context both can reach.
+    context both can reach. With ``after``, only the continuations of that context
+    are compared: the context itself and every line that ``plays - 1`` more cards
+    the first rule accepts make of it (the solo benchmark's judge).
 
     Examples
     --------
-    >>> from eleusis_lab.rules import parse
+    >>> from eleusis_lab.cards import parse_cards
+    >>> from eleusis_lab.rules import Context, parse
     >>> bool(equivalent(parse("odd(rank(card) + rank(last))"),
     ...                 parse("if odd(last) then even(card) else odd(card)")))
     True
     >>> print(equivalent(parse("red(card)"), parse("not black(card)")))
     equivalent: the same verdict on every card in every reachable context
+    >>> start_red = parse("if empty then red(card) else suit(card) == suit(last)")
+    >>> bool(equivalent(start_red, parse("suit(card) == suit(last)")))
+    False
+    >>> after_two = Context(tuple(parse_cards("3H 9H")), True)
+    >>> bool(equivalent(start_red, parse("suit(card) == suit(last)"), after=after_two, plays=40))
+    True
     """
     exact_length = "length" in first.slots + second.slots
-    for slots, states, (a, b) in explore([first, second], max_length):
+    layers = explore([first, second], max_length, start=after, plays=plays)
+    for slots, states, (a, b) in layers:
         differ = np.argwhere(a != b)
         if len(differ):
             row, face = min(differ, key=lambda rf: _readability(slots, states[rf[0]]))

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from eleusis_lab.cards import FEATURES, N_FACES, face_card
-from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG
+from eleusis_lab.rules.context import (
+    NO_CARD,
+    OUTCOME_NONE,
+    OUTCOME_RIGHT,
+    OUTCOME_WRONG,
+    Context,
+)
 from eleusis_lab.rules.rule import Rule
 
 DEFAULT_MAX_LENGTH = 104
@@ -98,21 +104,40 @@ def explore(
     rules: Sequence[Rule],
     max_length: int = DEFAULT_MAX_LENGTH,
     max_states: int = DEFAULT_MAX_STATES,
+    start: Context | None = None,
+    plays: int | None = None,
 ) -> Iterator[tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]]:
     """Yield the reachable states layer by layer with each rule's verdicts.
 
     The states are those of the slots any of ``rules`` reads. Successors follow the
     first rule's verdicts: a caller comparing rules stops at the first layer where
     they disagree, so up to there all rules lead to the same states.
+
+    By default the search starts from the empty main line and every starter and
+    follows right and wrong plays. With ``start`` it explores the continuations of
+    that context instead, as the solo benchmark's judge does: only cards the first
+    rule accepts join the line, for ``plays`` plays (the layers yielded are the
+    states before each of them), and ``max_length`` is ignored.
     """
+    if start is not None:
+        if plays is None or plays < 1:
+            raise ValueError(f"continuations need plays >= 1, got {plays!r}")
+        max_length = len(start.main_line) + plays
     slots, index, length_cap, caps = _layout(rules, max_length)
-    frontier = _start_states(slots)
+    if start is None:
+        frontier = _start_states(slots)
+    else:
+        frontier = np.array([[_slot_value(start, slot, length_cap) for slot in slots]])
     seen = set(_codes(frontier, caps).tolist())
+    layer = 0
     while len(frontier):
         verdicts = [rule.evaluate_keys(slots, frontier) for rule in rules]
         yield slots, frontier, verdicts
+        layer += 1
+        if plays is not None and layer >= plays:
+            return
         successors = [_after_right(frontier, verdicts[0], index, length_cap, max_length)[1]]
-        if "outcome" in index:
+        if "outcome" in index and start is None:
             has_wrong = ~verdicts[0].all(axis=1)
             wrong = frontier[has_wrong].copy()
             wrong[:, index["outcome"]] = OUTCOME_WRONG
@@ -127,6 +152,11 @@ def explore(
                 f"the rules tell apart more than {max_states:,} contexts; "
                 "explore them with a smaller max_length"
             )
+
+
+def _slot_value(context: Context, slot: str, length_cap: int) -> int:
+    value = context.slot(slot)
+    return min(value, length_cap) if slot == "length" else value
 
 
 @functools.lru_cache(maxsize=128)

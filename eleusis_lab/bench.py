@@ -355,8 +355,9 @@ def solo_games(
         ``success`` (the published: found with a score of at least 2), ``found``,
         ``found_turn`` (NaN when not found), ``turns``, ``wrong_declarations``,
         ``score``, ``floored_score``, ``no_stakes_score``, ``boldness``
-        (`eleusis_lab.games.solo_record.SoloRecord`), ``declarations`` (a tuple of
-        (confidence, correct) per declaration, confidence NaN when none was stated),
+        (`eleusis_lab.games.solo_record.SoloRecord`), ``declarations`` and
+        ``tentative`` (a tuple of (confidence, correct) per declaration, and per turn's
+        tentative rule; confidence NaN when none was stated),
         ``end``, ``faults`` and ``first_fault`` (its kind, call and message: the agent
         raised, or played a card it does not hold ...), ``seconds`` (the agent's time in
         its game calls) and ``decisions`` (turns played); and ``led_turn`` with
@@ -417,10 +418,8 @@ def solo_games(
                 "floored_score": record.floored_score,
                 "no_stakes_score": record.no_stakes_score,
                 "boldness": record.boldness,
-                "declarations": tuple(
-                    (math.nan if d.confidence is None else d.confidence, d.correct)
-                    for d in record.declarations
-                ),
+                "declarations": _stated(record.declarations),
+                "tentative": _stated(record.tentative),
                 "end": record.end,
                 "faults": len(record.faults),
                 "first_fault": _fault_text(record.faults[0]) if record.faults else "",
@@ -430,6 +429,12 @@ def solo_games(
             }
         )
     return pd.DataFrame(rows)
+
+
+def _stated(statements) -> tuple[tuple[float, bool], ...]:
+    return tuple(
+        (math.nan if s.confidence is None else s.confidence, s.correct) for s in statements
+    )
 
 
 def _fault_text(fault) -> str:
@@ -517,10 +522,11 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
     return pd.DataFrame(rows, columns=columns).set_index(keys)
 
 
-def solo_declarations(games):
+def solo_declarations(games, column: str = "declarations"):
     """One row per declaration of a `solo_games` table: the game's columns ``agent``,
     ``rule``, ``family`` and ``seed``, and the declaration's ``confidence`` (NaN when
-    none was stated) and ``correct``; the input of a calibration curve.
+    none was stated) and ``correct``; the input of a calibration curve. With
+    ``column="tentative"``, one row per tentative rule instead.
 
     >>> games = solo_games(["oracle"], rules=["red_only"], seeds=[0])
     >>> solo_declarations(games)[["agent", "confidence", "correct"]].values.tolist()
@@ -538,7 +544,7 @@ def solo_declarations(games):
             "correct": correct,
         }
         for g in games.itertuples()
-        for confidence, correct in g.declarations
+        for confidence, correct in getattr(g, column)
     ]
     columns = ["agent", "rule", "family", "seed", "confidence", "correct"]
     return pd.DataFrame(rows, columns=columns)

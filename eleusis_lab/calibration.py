@@ -15,12 +15,21 @@ each bin holds, add up to the expected calibration error
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "expected_calibration_error", "reliability_table"]
+__all__ = [
+    "COLUMNS",
+    "CalibrationMap",
+    "expected_calibration_error",
+    "fit_calibration",
+    "reliability_table",
+]
 
 #: The columns of `reliability_table`, in order.
 COLUMNS = ("bin_low", "bin_high", "count", "mean_confidence", "accuracy", "gap")
@@ -169,3 +178,72 @@ def expected_calibration_error(confidence: ArrayLike, correct: ArrayLike, bins: 
         return float("nan")
     filled = table[table["count"] > 0]
     return float((filled["count"] / total * filled["gap"].abs()).sum())
+
+
+@dataclass(frozen=True)
+class CalibrationMap:
+    """A non-decreasing map from a stated confidence to the probability of being right.
+
+    ``x`` and ``y`` are its knots (linear between them, flat outside them), as
+    `fit_calibration` finds them; the map goes to JSON and back (`save`, `load`).
+
+    >>> calibrate = CalibrationMap((0.2, 0.9), (0.0, 0.5))
+    >>> calibrate(0.9), round(calibrate(0.55), 6), calibrate(1.0)
+    (0.5, 0.25, 0.5)
+    """
+
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        x, y = np.asarray(self.x, float), np.asarray(self.y, float)
+        if x.ndim != 1 or len(x) == 0 or x.shape != y.shape:
+            raise ValueError("a calibration map needs as many y as x knots, at least one")
+        if (np.diff(x) < 0).any() or (np.diff(y) < 0).any():
+            raise ValueError("a calibration map's knots must be non-decreasing")
+        if ((y < 0) | (y > 1) | ~np.isfinite(x) | ~np.isfinite(y)).any():
+            raise ValueError("a calibration map's values must be finite, y in [0, 1]")
+
+    def __call__(self, confidence):
+        """The calibrated probability (a float for a float, an array for an array)."""
+        value = np.interp(confidence, self.x, self.y)
+        return float(value) if np.ndim(value) == 0 else value
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {"x": [float(v) for v in self.x], "y": [float(v) for v in self.y]}
+
+    def save(self, path: str | Path, **about: object) -> None:
+        """Write the map as JSON, with any notes on how it was fitted (``about``)."""
+        Path(path).write_text(json.dumps({**about, **self.to_dict()}, indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> CalibrationMap:
+        """Read a map `save` wrote; ValueError naming the file when it is not one."""
+        try:
+            data = json.loads(Path(path).read_text())
+            return cls(tuple(data["x"]), tuple(data["y"]))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}: not a calibration map ({error})") from error
+
+
+def fit_calibration(confidence: ArrayLike, correct: ArrayLike) -> CalibrationMap:
+    """Fit the map from stated confidence to the fraction correct: isotonic regression
+    (scikit-learn's), so a higher confidence never maps lower.
+
+    >>> calibrate = fit_calibration([0.9, 0.9, 0.9, 0.9, 0.3, 0.3], [1, 1, 0, 0, 0, 1])
+    >>> calibrate(0.9), calibrate(0.3)
+    (0.5, 0.5)
+    >>> round(fit_calibration([0.2, 0.8], [0, 1])(0.5), 6)
+    0.5
+    """
+    from sklearn.isotonic import IsotonicRegression
+
+    stated, verdicts = _check(confidence, correct, 1)
+    if not len(stated):
+        raise ValueError("no confidences to fit a calibration map to")
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(stated, verdicts)
+    knots = (
+        tuple(float(v) for v in fitted.X_thresholds_),
+        tuple(float(v) for v in fitted.y_thresholds_),
+    )
+    return CalibrationMap(*knots)

@@ -448,9 +448,8 @@ def _bench_solo(args) -> int:
     if args.calibration:
         _draw_calibration(solo_declarations(games), args.calibration)
     if args.csv:
-        games.assign(declarations=games["declarations"].map(json.dumps)).to_csv(
-            args.csv, index=False
-        )
+        stated = {column: games[column].map(json.dumps) for column in ("declarations", "tentative")}
+        games.assign(**stated).to_csv(args.csv, index=False)
         print(f"written to {args.csv}")
     return 0
 

@@ -133,3 +133,34 @@ def test_bad_input(confidence, correct, bins, message):
         reliability_table(confidence, correct, bins=bins)
     with pytest.raises(ValueError, match=message):
         expected_calibration_error(confidence, correct, bins=bins)
+
+
+# -- the fitted map ---------------------------------------------------------------------
+
+
+def test_a_fitted_map_is_monotone_and_calibrates_what_it_was_fitted_on():
+    from eleusis_lab.calibration import fit_calibration
+
+    rng = np.random.default_rng(0)
+    stated = rng.uniform(0, 1, 4000)
+    right = rng.uniform(0, 1, 4000) < stated**2  # overconfident: right with p ** 2
+    calibrate = fit_calibration(stated, right)
+    grid = np.linspace(0, 1, 101)
+    assert (np.diff(calibrate(grid)) >= 0).all()
+    assert abs(calibrate(0.8) - 0.64) < 0.1 and abs(calibrate(0.5) - 0.25) < 0.1
+    before = expected_calibration_error(stated, right)
+    after = expected_calibration_error(calibrate(stated), right)
+    assert before > 0.1 and after < 0.03
+
+
+def test_a_map_goes_to_json_and_back_and_bad_files_are_named(tmp_path):
+    from eleusis_lab.calibration import CalibrationMap
+
+    calibrate = CalibrationMap((0.1, 0.5, 0.9), (0.0, 0.3, 0.8))
+    calibrate.save(tmp_path / "map.json", agent="bayes", games=12)
+    assert CalibrationMap.load(tmp_path / "map.json") == calibrate
+    (tmp_path / "bad.json").write_text('{"x": [0.5, 0.1], "y": [0, 1]}')
+    with pytest.raises(ValueError, match="bad.json: not a calibration map"):
+        CalibrationMap.load(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="none.json"):
+        CalibrationMap.load(tmp_path / "none.json")

@@ -76,11 +76,13 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
 from eleusis_lab.rules import Context, Rule, parse
@@ -133,6 +135,49 @@ def check_model_params(agent) -> None:
         raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
     if not 0 < agent.declare_confidence <= 1:
         raise ValueError(f"declare_confidence must be in (0, 1], got {agent.declare_confidence!r}")
+    calibration_map(getattr(agent, "calibration", None), type(agent).__name__)
+
+
+#: The calibration maps fitted to the agents, by class name (``calibration="default"``);
+#: refitted by ``eleusis-lab bench calibrate ... --write``.
+CALIBRATION_FILES = {
+    "BayesAgent": "bayes.json",
+    "ContextBayesAgent": "bayes-context.json",
+}
+
+
+def calibration_map(
+    calibration: str | CalibrationMap | None, agent: str = "BayesAgent"
+) -> CalibrationMap | None:
+    """The `CalibrationMap` a ``calibration`` parameter names (see `BayesAgent`).
+
+    >>> calibration_map(None) is None
+    True
+    >>> calibration_map(CalibrationMap((0.0, 1.0), (0.0, 0.5)))(0.5)
+    0.25
+    """
+    if calibration is None or isinstance(calibration, CalibrationMap):
+        return calibration
+    if not isinstance(calibration, str):
+        raise ValueError(
+            f"calibration must be None, a path or 'default', got {type(calibration).__name__}"
+        )
+    if calibration == "default":
+        return _packaged_map(CALIBRATION_FILES.get(agent, "bayes.json"))
+    return _map_file(calibration)
+
+
+@functools.cache
+def _packaged_map(name: str) -> CalibrationMap:
+    from importlib.resources import as_file, files
+
+    with as_file(files("agents").joinpath("calibration", name)) as path:
+        return CalibrationMap.load(path)
+
+
+@functools.cache
+def _map_file(path: str) -> CalibrationMap:
+    return CalibrationMap.load(path)
 
 
 def base_log_prior(
@@ -194,6 +239,13 @@ class SoloDeclaring:
         super().start_game(info, rng)
         self.declared_now_ = None  # the hypothesis declared after the previous turn
         self.best_trail_: list[float] = []  # the best probability after each turn
+        self.calibration_ = calibration_map(getattr(self, "calibration", None))
+
+    def _stated(self, probability: float) -> float:
+        """The confidence stated for a posterior probability: calibrated, when the agent
+        has a `eleusis_lab.calibration.CalibrationMap`, so that it means what it says."""
+        calibration = getattr(self, "calibration_", None)
+        return probability if calibration is None else calibration(probability)
 
     def declare_rule(self, obs: Observation) -> str | None:
         """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
@@ -228,11 +280,15 @@ class SoloDeclaring:
         self.best_trail_.append(best[1])
         recent = self.best_trail_[-_STALL_TURNS:]
         flat = len(recent) == _STALL_TURNS and max(recent) - min(recent) < _STALL_GAIN
-        sure = best[1] >= self.declare_confidence
+        stated = self._stated(best[1])
+        sure = stated >= self.declare_confidence
         if not (
             sure
-            or (best[1] >= break_even(points) and flat and self._stalled(obs, best[1]))
-            or (best[1] >= _TWINS_CONFIDENCE and self._twins(obs) >= self.declare_confidence)
+            or (stated >= break_even(points) and flat and self._stalled(obs, best[1]))
+            or (
+                best[1] >= _TWINS_CONFIDENCE
+                and self._stated(self._twins(obs)) >= self.declare_confidence
+            )
         ):
             return None
         self.declared_now_ = best[0]
@@ -307,6 +363,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared (see
         `SoloDeclaring`), in (0, 1].
+    calibration : None, str or CalibrationMap
+        Solo: the map from posterior probability to the confidence stated and
+        declared at (`eleusis_lab.calibration`): None for the posterior itself, a
+        path to a map's JSON, or ``"default"`` for the map fitted to this agent and
+        shipped with it (`calibration_map`).
 
     Attributes
     ----------
@@ -331,6 +392,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         prior: str = "bits",
         unacceptable: float = 1e-3,
         declare_confidence: float = 2 / 3,
+        calibration: str | CalibrationMap | None = None,
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -341,6 +403,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.prior = prior
         self.unacceptable = unacceptable
         self.declare_confidence = declare_confidence
+        self.calibration = calibration
 
     # -- set-up -----------------------------------------------------------------------
 
@@ -637,7 +700,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         None before a game, or when "none of the above" is more probable than it.
         """
         best = self._best()
-        return None if best is None else (self.space_.text(best[0]), best[1])
+        return None if best is None else (self.space_.text(best[0]), self._stated(best[1]))
 
     def _best(self) -> tuple[int, float] | None:
         """The most probable hypothesis and its probability (see `propose_rule`)."""

@@ -58,6 +58,7 @@ import numpy as np
 
 from agents.bayes import SoloDeclaring, _entropy, base_log_prior, check_model_params
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import Grammar, build_space
@@ -212,6 +213,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared, as in
         `BayesAgent`.
+    calibration : None, str or CalibrationMap
+        Solo: the map from posterior probability to stated confidence, as in
+        `BayesAgent` (``"default"``: the one fitted to this agent).
 
     Attributes
     ----------
@@ -237,6 +241,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         prior: str = "bits",
         unacceptable: float = 1e-3,
         declare_confidence: float = 2 / 3,
+        calibration: str | CalibrationMap | None = None,
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -248,6 +253,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.prior = prior
         self.unacceptable = unacceptable
         self.declare_confidence = declare_confidence
+        self.calibration = calibration
 
     # -- set-up -----------------------------------------------------------------------
 
@@ -666,4 +672,4 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def propose_rule(self) -> tuple[str, float] | None:
         """The most probable hypothesis as rule text, and its posterior probability."""
         best = self._best()
-        return None if best is None else (self._rule_text(best[0]), best[1])
+        return None if best is None else (self._rule_text(best[0]), self._stated(best[1]))

@@ -256,6 +256,7 @@ def test_parameters_follow_the_estimator_contract():
         "prior": "bits",
         "unacceptable": 1e-3,
         "declare_confidence": 2 / 3,
+        "calibration": None,
     }
     assert clone(agent).get_params() == agent.get_params()
     assert agent.propose_rule() is None  # no game yet
@@ -266,6 +267,8 @@ def test_parameters_follow_the_estimator_contract():
         {"mix": 2},
         {"prior": "flat"},
         {"unacceptable": -0.1},
+        {"calibration": 0.5},
+        {"calibration": "no/such/map.json"},
         {"declare_confidence": 0},
         {"declare_confidence": 1.5},
         {"grammar": "colors"},
@@ -320,3 +323,24 @@ def test_the_spread_prior_gives_every_band_of_one_bit_the_same_mass():
     within = bands == bands[np.argmax(prior)]  # inside a band, as the summed mass
     bits = np.exp(space.log_prior[within])
     assert prior[within] / prior[within].sum() == pytest.approx(bits / bits.sum())
+
+
+def test_a_calibration_map_changes_what_is_stated_and_when_it_declares(tmp_path):
+    """Halving every probability: the same game declares later (from the break-even
+    probability once stalled, as it never states 2/3)."""
+    from eleusis_lab.calibration import CalibrationMap
+    from eleusis_lab.games.solo import play_solo
+
+    raw = play_solo("red(card)", BayesAgent(**SMALL), seed=0)
+    halved = CalibrationMap((0.0, 1.0), (0.0, 0.5))
+    cautious = BayesAgent(**SMALL, calibration=halved)
+    record = play_solo("red(card)", cautious, seed=0)
+    assert raw.found and record.found and record.found_turn > raw.found_turn
+    assert all(t.confidence <= 0.5 for t in record.tentative)
+    assert [d.confidence for d in record.declarations] == [
+        t.confidence for t in record.tentative if t.turn == record.found_turn
+    ]
+    path = tmp_path / "same.json"
+    CalibrationMap((0.0, 1.0), (0.0, 1.0)).save(path)
+    same = play_solo("red(card)", BayesAgent(**SMALL, calibration=str(path)), seed=0)
+    assert same.declarations == raw.declarations and same.tentative == raw.tentative

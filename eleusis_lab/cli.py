@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -204,6 +205,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solo.add_argument("--csv", metavar="PATH", help="also write the per-game table as CSV")
     solo.set_defaults(run=_bench_solo)
+    calibrate = bench.add_parser(
+        "calibrate",
+        help="fit a solo agent's calibration on folds of rules and measure it on the others",
+    )
+    calibrate.add_argument("--agent", default="bayes", help="one agent spec with a calibration")
+    calibrate.add_argument(
+        "--rules-file", default="people", metavar="PATH", help="a rule file (default: people)"
+    )
+    calibrate.add_argument("--seeds", type=int, default=2, help="seeds per rule")
+    calibrate.add_argument("--folds", type=int, default=5, help="folds by rule (k)")
+    calibrate.add_argument("--plot", metavar="PNG", help="draw the curves, raw and held out")
+    calibrate.add_argument("--write", metavar="PATH", help="save the map fitted on every rule")
+    calibrate.set_defaults(run=_bench_calibrate)
     runner = bench.add_parser("run", help="an experiment with 1 and 2 workers: speed-up, overhead")
     runner.add_argument("spec", help="an experiment spec (TOML)")
     runner.add_argument("--games", type=int, help="games per cell instead of the spec's")
@@ -454,6 +468,29 @@ def _bench_solo(args) -> int:
     return 0
 
 
+def _bench_calibrate(args) -> int:
+    import pandas as pd
+
+    from eleusis_lab.bench import format_solo_table, solo_declarations, summarize_solo
+    from eleusis_lab.calibrate import calibrate_solo
+    from eleusis_lab.rules.rule_file import load_rule_file, people_rules
+
+    parse_agent_list(args.agent)
+    rules = people_rules() if args.rules_file == "people" else load_rule_file(args.rules_file)
+    result = calibrate_solo(args.agent, rules, range(args.seeds), args.folds, progress=True)
+    games = pd.concat([result.raw, result.heldout], ignore_index=True)
+    print(format_solo_table(summarize_solo(games), len(rules), args.seeds))
+    by_family = summarize_solo(games, ["agent", "family"])
+    print(format_solo_table(by_family, len(rules), args.seeds).split("\n", 1)[1])
+    if args.plot:
+        _draw_calibration(solo_declarations(games), args.plot)
+    if args.write:
+        about = {"agent": args.agent, "rules": args.rules_file, "seeds": args.seeds}
+        result.final.save(args.write, **about)
+        print(f"calibration map fitted on all {len(rules)} rules written to {args.write}")
+    return 0
+
+
 def _draw_calibration(declarations, path: str) -> None:
     """One reliability curve per agent over its declarations that stated a confidence."""
     import matplotlib
@@ -471,7 +508,7 @@ def _draw_calibration(declarations, path: str) -> None:
     ax = None
     for agent, group in stated.groupby("agent", sort=False):
         table = reliability_table(group["confidence"], group["correct"])
-        ax = plot_calibration(table, ax=ax, label=agent)
+        ax = plot_calibration(table, ax=ax, label=textwrap.shorten(agent, 60))
     ax.set_title("calibration of declarations")
     ax.figure.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(ax.figure)

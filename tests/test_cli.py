@@ -296,3 +296,28 @@ def test_play_records_faults_under_a_time_budget(capsys, tmp_path):
 def test_play_rejects_a_negative_time_budget(capsys):
     code, _, err = run(capsys, "play", "--rule", "red(card)", "--decision-seconds", "-1")
     assert code == 2 and "decision_seconds must be None or a number of seconds > 0" in err
+
+
+def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        "".join(
+            f'[[rule]]\nname = "r{i}"\ntext = "{text}"\nfamily = "{family}"\n'
+            for i, (text, family) in enumerate(
+                [
+                    ("red(card)", "one card"),
+                    ("black(card)", "one card"),
+                    ("color(card) != color(last)", "last card"),
+                    ("suit(card) == suit(last)", "last card"),
+                ]
+            )
+        )
+    )
+    agent = "bayes(grammar=colours_suits, max_hypotheses=2000)"
+    written = tmp_path / "map.json"
+    argv = ["bench", "calibrate", "--agent", agent, "--rules-file", str(rules), "--seeds", "1"]
+    code, out, _ = run(capsys, *argv, "--folds", "2", "--write", str(written))
+    assert code == 0 and f"{agent}, held out" in out
+    assert json.loads(written.read_text())["agent"] == agent
+    code, _, err = run(capsys, "bench", "calibrate", "--agent", "random", "--rules-file", str(rules))
+    assert code == 2 and "no calibration parameter" in err

@@ -1,0 +1,106 @@
+"""Calibrating a solo learner's confidence on rules it has not seen.
+
+A Bayesian agent's posterior probability is not the probability that its best guess is
+the secret rule: the rule may lie outside its language, or the prior may be off. Fitted
+on games, a `eleusis_lab.calibration.CalibrationMap` turns the one into the other; but a
+map measured on the rules it was fitted to measures nothing. `calibrate_solo` therefore
+plays every rule once with the agent as it is (its tentative rules, stated every turn
+with the raw posterior, are the data), then, fold by fold (k-fold by rule, stratified by
+family: `eleusis_lab.rules.rule_file.rule_folds`), fits a map on the other folds' rules
+only and plays the held-out rules with it. The held-out games give the figures; the map
+fitted on every rule is the one to ship (``eleusis-lab bench calibrate ... --write``).
+
+Example
+-------
+>>> from eleusis_lab.rules.rule_file import RuleEntry
+>>> rules = [RuleEntry(f"r{i}", text, family) for i, (text, family) in enumerate([
+...     ("red(card)", "one card"), ("black(card)", "one card"), ("odd(card)", "one card"),
+...     ("suit(card) == suit(last)", "last card"), ("color(card) != color(last)", "last card"),
+...     ("rank(card) >= rank(last)", "last card")])]
+>>> agent = "bayes(grammar=colours_suits, max_hypotheses=2000)"
+>>> result = calibrate_solo(agent, rules, seeds=[0], k=3)
+>>> len(result.raw), len(result.heldout), len(result.maps)
+(6, 6, 3)
+>>> sorted(result.heldout["fold"].unique().tolist())
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from eleusis_lab.bench import solo_declarations, solo_games
+from eleusis_lab.calibration import CalibrationMap, fit_calibration
+from eleusis_lab.registry import make_agent
+from eleusis_lab.rules.rule_file import RuleEntry, rule_folds
+
+__all__ = ["HeldOutCalibration", "calibrate_solo", "fit_on_games"]
+
+
+@dataclass
+class HeldOutCalibration:
+    """What `calibrate_solo` measured.
+
+    ``raw``: the `eleusis_lab.bench.solo_games` table of the agent uncalibrated, every
+    rule; ``heldout``: every rule played with the map fitted without its fold (column
+    ``fold``); ``maps``: the map of each fold; ``final``: the map fitted on every rule.
+    """
+
+    raw: pd.DataFrame
+    heldout: pd.DataFrame
+    maps: list[CalibrationMap]
+    final: CalibrationMap
+
+
+def fit_on_games(games: pd.DataFrame) -> CalibrationMap:
+    """Fit a map on the tentative rules of `solo_games` rows that stated a confidence."""
+    stated = solo_declarations(games, "tentative").dropna(subset=["confidence"])
+    if not len(stated):
+        raise ValueError("these games stated no confidence to fit a calibration map to")
+    return fit_calibration(stated["confidence"], stated["correct"])
+
+
+def calibrate_solo(
+    agent: str,
+    rules: Sequence[RuleEntry],
+    seeds: Sequence[int] = (0, 1),
+    k: int = 5,
+    fold_seed: int = 0,
+    progress: bool = False,
+    config=None,
+) -> HeldOutCalibration:
+    """Fit the calibration of ``agent`` on folds of ``rules`` and play each held-out fold.
+
+    Parameters
+    ----------
+    agent : str
+        An agent spec (``bayes``, ``bayes-context(max_hypotheses=20000)`` ...) whose
+        agent has a ``calibration`` parameter; it is set to None for the raw games and
+        to each fold's map for the held-out ones.
+    rules : sequence of RuleEntry
+        The rules (`eleusis_lab.rules.rule_file.load_rule_file`), with their families.
+    seeds : sequence of int
+        The game seeds of every rule.
+    k, fold_seed : int
+        The folds (`eleusis_lab.rules.rule_file.rule_folds`).
+    progress : bool
+        Progress bars over the games.
+    config : SoloConfig, optional
+        The game's options (the published protocol by default).
+    """
+    base = make_agent(agent)
+    if "calibration" not in base.get_params():
+        raise ValueError(f"{agent} has no calibration parameter to fit")
+    raw = solo_games([base.set_params(calibration=None)], rules, seeds, progress, config)
+    raw["agent"] = agent
+    maps, played = [], []
+    for fold, (train, test) in enumerate(rule_folds(rules, k, fold_seed)):
+        trained = fit_on_games(raw[raw["rule"].isin({entry.name for entry in train})])
+        maps.append(trained)
+        player = make_agent(agent).set_params(calibration=trained)
+        games = solo_games([player], test, seeds, progress, config)
+        played.append(games.assign(agent=f"{agent}, held out", fold=fold))
+    return HeldOutCalibration(raw, pd.concat(played, ignore_index=True), maps, fit_on_games(raw))

@@ -10,6 +10,12 @@ family: `eleusis_lab.rules.rule_file.rule_folds`), fits a map on the other folds
 only and plays the held-out rules with it. The held-out games give the figures; the map
 fitted on every rule is the one to ship (``eleusis-lab bench calibrate ... --write``).
 
+A calibrated agent declares later than a raw one, so its declarations are a different
+selection of its statements than those the map was fitted on. With ``rounds=2`` each
+fold's map is corrected once more, by a map fitted on the *declarations* the other
+folds' held-out games made (stated confidence against correct), and the held-out rules
+are played again with the composition: still no rule informs its own map.
+
 Example
 -------
 >>> from eleusis_lab.rules.rule_file import RuleEntry
@@ -46,7 +52,9 @@ class HeldOutCalibration:
 
     ``raw``: the `eleusis_lab.bench.solo_games` table of the agent uncalibrated, every
     rule; ``heldout``: every rule played with the map fitted without its fold (column
-    ``fold``); ``maps``: the map of each fold; ``final``: the map fitted on every rule.
+    ``fold``; with two rounds, the second round's games); ``maps``: the map of each
+    fold; ``final``: the map to ship, fitted on every rule (and, with two rounds,
+    corrected by every held-out declaration of the first).
     """
 
     raw: pd.DataFrame
@@ -55,11 +63,12 @@ class HeldOutCalibration:
     final: CalibrationMap
 
 
-def fit_on_games(games: pd.DataFrame) -> CalibrationMap:
-    """Fit a map on the tentative rules of `solo_games` rows that stated a confidence."""
-    stated = solo_declarations(games, "tentative").dropna(subset=["confidence"])
+def fit_on_games(games: pd.DataFrame, column: str = "tentative") -> CalibrationMap:
+    """Fit a map on the tentative rules (or the declarations) of `solo_games` rows that
+    stated a confidence."""
+    stated = solo_declarations(games, column).dropna(subset=["confidence"])
     if not len(stated):
-        raise ValueError("these games stated no confidence to fit a calibration map to")
+        raise ValueError(f"these games stated no confidence in their {column} to fit a map to")
     return fit_calibration(stated["confidence"], stated["correct"])
 
 
@@ -71,6 +80,7 @@ def calibrate_solo(
     fold_seed: int = 0,
     progress: bool = False,
     config=None,
+    rounds: int = 1,
 ) -> HeldOutCalibration:
     """Fit the calibration of ``agent`` on folds of ``rules`` and play each held-out fold.
 
@@ -90,17 +100,37 @@ def calibrate_solo(
         Progress bars over the games.
     config : SoloConfig, optional
         The game's options (the published protocol by default).
+    rounds : {1, 2}
+        A second round corrects each map for how a calibrated agent declares (module
+        docstring).
     """
+    if rounds not in (1, 2):
+        raise ValueError(f"rounds must be 1 or 2, got {rounds!r}")
     base = make_agent(agent)
     if "calibration" not in base.get_params():
         raise ValueError(f"{agent} has no calibration parameter to fit")
     raw = solo_games([base.set_params(calibration=None)], rules, seeds, progress, config)
     raw["agent"] = agent
-    maps, played = [], []
-    for fold, (train, test) in enumerate(rule_folds(rules, k, fold_seed)):
-        trained = fit_on_games(raw[raw["rule"].isin({entry.name for entry in train})])
-        maps.append(trained)
-        player = make_agent(agent).set_params(calibration=trained)
-        games = solo_games([player], test, seeds, progress, config)
-        played.append(games.assign(agent=f"{agent}, held out", fold=fold))
-    return HeldOutCalibration(raw, pd.concat(played, ignore_index=True), maps, fit_on_games(raw))
+    folds = rule_folds(rules, k, fold_seed)
+
+    def play(maps: list[CalibrationMap]) -> pd.DataFrame:
+        played = []
+        for fold, ((_, test), fitted) in enumerate(zip(folds, maps, strict=True)):
+            player = make_agent(agent).set_params(calibration=fitted)
+            games = solo_games([player], test, seeds, progress, config)
+            played.append(games.assign(agent=f"{agent}, held out", fold=fold))
+        return pd.concat(played, ignore_index=True)
+
+    def trained_on(games: pd.DataFrame, entries) -> pd.DataFrame:
+        return games[games["rule"].isin({entry.name for entry in entries})]
+
+    maps = [fit_on_games(trained_on(raw, train)) for train, _ in folds]
+    heldout, final = play(maps), fit_on_games(raw)
+    if rounds == 2:
+        maps = [
+            first.then(fit_on_games(trained_on(heldout, train), "declarations"))
+            for first, (train, _) in zip(maps, folds, strict=True)
+        ]
+        final = final.then(fit_on_games(heldout, "declarations"))
+        heldout = play(maps)
+    return HeldOutCalibration(raw, heldout, maps, final)

@@ -319,5 +319,7 @@ def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
     code, out, _ = run(capsys, *argv, "--folds", "2", "--write", str(written))
     assert code == 0 and f"{agent}, held out" in out
     assert json.loads(written.read_text())["agent"] == agent
-    code, _, err = run(capsys, "bench", "calibrate", "--agent", "random", "--rules-file", str(rules))
+    code, _, err = run(
+        capsys, "bench", "calibrate", "--agent", "random", "--rules-file", str(rules)
+    )
     assert code == 2 and "no calibration parameter" in err

@@ -479,7 +479,7 @@ def _bench_calibrate(args) -> int:
     import pandas as pd
 
     from eleusis_lab.bench import format_solo_table, solo_declarations, summarize_solo
-    from eleusis_lab.calibrate import calibrate_solo
+    from eleusis_lab.heldout import calibrate_solo
     from eleusis_lab.rules.rule_file import load_rule_file, people_rules
 
     parse_agent_list(args.agent)

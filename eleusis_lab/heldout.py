@@ -1,4 +1,4 @@
-"""Calibrating a solo learner's confidence on rules it has not seen.
+"""Held out: a solo learner's confidence calibrated on rules it has not seen.
 
 A Bayesian agent's posterior probability is not the probability that its best guess is
 the secret rule: the rule may lie outside its language, or the prior may be off. Fitted

@@ -2,7 +2,7 @@
 
 import pytest
 
-from eleusis_lab import calibrate
+from eleusis_lab import heldout
 from eleusis_lab.rules.rule_file import RuleEntry, rule_folds
 
 RULES = [
@@ -24,14 +24,14 @@ AGENT = "bayes(grammar=colours_suits, max_hypotheses=2000)"
 @pytest.mark.parametrize("rounds", [1, 2])
 def test_each_fold_is_played_with_a_map_fitted_without_it(monkeypatch, rounds):
     fitted_on = []
-    fit = calibrate.fit_on_games
+    fit = heldout.fit_on_games
 
     def spy(games, column="tentative"):
         fitted_on.append(set(games["rule"]))
         return fit(games, column)
 
-    monkeypatch.setattr(calibrate, "fit_on_games", spy)
-    result = calibrate.calibrate_solo(AGENT, RULES, seeds=[0], k=3, rounds=rounds)
+    monkeypatch.setattr(heldout, "fit_on_games", spy)
+    result = heldout.calibrate_solo(AGENT, RULES, seeds=[0], k=3, rounds=rounds)
     folds = rule_folds(RULES, 3)
     tests = [{entry.name for entry in test} for _, test in folds]
     # per round: one fit per fold, then the final map on every rule
@@ -48,6 +48,6 @@ def test_each_fold_is_played_with_a_map_fitted_without_it(monkeypatch, rounds):
 
 def test_an_agent_without_calibration_is_refused():
     with pytest.raises(ValueError, match="no calibration parameter"):
-        calibrate.calibrate_solo("random", RULES, seeds=[0], k=3)
+        heldout.calibrate_solo("random", RULES, seeds=[0], k=3)
     with pytest.raises(ValueError, match="rounds"):
-        calibrate.calibrate_solo(AGENT, RULES, seeds=[0], k=3, rounds=3)
+        heldout.calibrate_solo(AGENT, RULES, seeds=[0], k=3, rounds=3)

@@ -243,7 +243,12 @@ class SoloDeclaring:
 
     def _stated(self, probability: float) -> float:
         """The confidence stated for a posterior probability: calibrated, when the agent
-        has a `eleusis_lab.calibration.CalibrationMap`, so that it means what it says."""
+        has a `eleusis_lab.calibration.CalibrationMap`, so that it means what it says.
+
+        Only what is stated changes: when to declare is still decided on the
+        posterior, so a calibrated agent plays and declares as the raw one does (and a
+        map fitted on the raw agent's declarations holds for its own).
+        """
         calibration = getattr(self, "calibration_", None)
         return probability if calibration is None else calibration(probability)
 
@@ -280,15 +285,11 @@ class SoloDeclaring:
         self.best_trail_.append(best[1])
         recent = self.best_trail_[-_STALL_TURNS:]
         flat = len(recent) == _STALL_TURNS and max(recent) - min(recent) < _STALL_GAIN
-        stated = self._stated(best[1])
-        sure = stated >= self.declare_confidence
+        sure = best[1] >= self.declare_confidence
         if not (
             sure
-            or (stated >= break_even(points) and flat and self._stalled(obs, best[1]))
-            or (
-                best[1] >= _TWINS_CONFIDENCE
-                and self._stated(self._twins(obs)) >= self.declare_confidence
-            )
+            or (best[1] >= break_even(points) and flat and self._stalled(obs, best[1]))
+            or (best[1] >= _TWINS_CONFIDENCE and self._twins(obs) >= self.declare_confidence)
         ):
             return None
         self.declared_now_ = best[0]
@@ -364,10 +365,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Solo: the probability from which the best hypothesis is declared (see
         `SoloDeclaring`), in (0, 1].
     calibration : None, str or CalibrationMap
-        Solo: the map from posterior probability to the confidence stated and
-        declared at (`eleusis_lab.calibration`): None for the posterior itself, a
-        path to a map's JSON, or ``"default"`` for the map fitted to this agent and
-        shipped with it (`calibration_map`).
+        Solo: the map from posterior probability to the confidence it states with its
+        tentative rule and its declarations (`eleusis_lab.calibration`; it declares as
+        without it): None for the posterior itself, a path to a map's JSON, or
+        ``"default"`` for the map fitted to this agent and shipped with it
+        (`calibration_map`).
 
     Attributes
     ----------

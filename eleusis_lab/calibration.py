@@ -209,17 +209,6 @@ class CalibrationMap:
         value = np.interp(confidence, self.x, self.y)
         return float(value) if np.ndim(value) == 0 else value
 
-    def then(self, after: CalibrationMap, points: int = 201) -> CalibrationMap:
-        """The map ``after(self(p))``, as knots on a grid of ``points`` confidences.
-
-        >>> halve = CalibrationMap((0.0, 1.0), (0.0, 0.5))
-        >>> round(halve.then(halve)(1.0), 6)
-        0.25
-        """
-        grid = np.linspace(0.0, 1.0, points)
-        values = np.maximum.accumulate(np.clip(after(self(grid)), 0.0, 1.0))
-        return CalibrationMap(tuple(grid.tolist()), tuple(float(v) for v in values))
-
     def to_dict(self) -> dict[str, list[float]]:
         return {"x": [float(v) for v in self.x], "y": [float(v) for v in self.y]}
 

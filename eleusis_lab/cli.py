@@ -215,13 +215,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     calibrate.add_argument("--seeds", type=int, default=2, help="seeds per rule")
     calibrate.add_argument("--folds", type=int, default=5, help="folds by rule (k)")
-    calibrate.add_argument(
-        "--rounds",
-        type=int,
-        choices=(1, 2),
-        default=1,
-        help="2: correct each map by the other folds' held-out declarations",
-    )
     calibrate.add_argument("--plot", metavar="PNG", help="draw the curves, raw and held out")
     calibrate.add_argument("--write", metavar="PATH", help="save the map fitted on every rule")
     calibrate.set_defaults(run=_bench_calibrate)
@@ -484,9 +477,7 @@ def _bench_calibrate(args) -> int:
 
     parse_agent_list(args.agent)
     rules = people_rules() if args.rules_file == "people" else load_rule_file(args.rules_file)
-    result = calibrate_solo(
-        args.agent, rules, range(args.seeds), args.folds, progress=True, rounds=args.rounds
-    )
+    result = calibrate_solo(args.agent, rules, range(args.seeds), args.folds, progress=True)
     games = pd.concat([result.raw, result.heldout], ignore_index=True)
     print(format_solo_table(summarize_solo(games), len(rules), args.seeds))
     by_family = summarize_solo(games, ["agent", "family"])
@@ -498,7 +489,6 @@ def _bench_calibrate(args) -> int:
             "agent": args.agent,
             "rules": args.rules_file,
             "seeds": args.seeds,
-            "rounds": args.rounds,
         }
         result.final.save(args.write, **about)
         print(f"calibration map fitted on all {len(rules)} rules written to {args.write}")

@@ -4,17 +4,13 @@ A Bayesian agent's posterior probability is not the probability that its best gu
 the secret rule: the rule may lie outside its language, or the prior may be off. Fitted
 on games, a `eleusis_lab.calibration.CalibrationMap` turns the one into the other; but a
 map measured on the rules it was fitted to measures nothing. `calibrate_solo` therefore
-plays every rule once with the agent as it is (its tentative rules, stated every turn
-with the raw posterior, are the data), then, fold by fold (k-fold by rule, stratified by
-family: `eleusis_lab.rules.rule_file.rule_folds`), fits a map on the other folds' rules
-only and plays the held-out rules with it. The held-out games give the figures; the map
-fitted on every rule is the one to ship (``eleusis-lab bench calibrate ... --write``).
-
-A calibrated agent declares later than a raw one, so its declarations are a different
-selection of its statements than those the map was fitted on. With ``rounds=2`` each
-fold's map is corrected once more, by a map fitted on the *declarations* the other
-folds' held-out games made (stated confidence against correct), and the held-out rules
-are played again with the composition: still no rule informs its own map.
+plays every rule once with the agent as it is (its declarations, made at the raw
+posterior, are the data), then, fold by fold (k-fold by rule, stratified by family:
+`eleusis_lab.rules.rule_file.rule_folds`), fits a map on the other folds' rules only and
+plays the held-out rules with it. The calibrated agent declares when the raw one does
+(the map changes only what it states), so the map is fitted on the very selection of
+statements it is judged on. The held-out games give the figures; the map fitted on
+every rule is the one to ship (``eleusis-lab bench calibrate ... --write``).
 
 Example
 -------
@@ -52,9 +48,8 @@ class HeldOutCalibration:
 
     ``raw``: the `eleusis_lab.bench.solo_games` table of the agent uncalibrated, every
     rule; ``heldout``: every rule played with the map fitted without its fold (column
-    ``fold``; with two rounds, the second round's games); ``maps``: the map of each
-    fold; ``final``: the map to ship, fitted on every rule (and, with two rounds,
-    corrected by every held-out declaration of the first).
+    ``fold``); ``maps``: the map of each fold; ``final``: the map to ship, fitted on
+    every rule.
     """
 
     raw: pd.DataFrame
@@ -63,7 +58,7 @@ class HeldOutCalibration:
     final: CalibrationMap
 
 
-def fit_on_games(games: pd.DataFrame, column: str = "tentative") -> CalibrationMap:
+def fit_on_games(games: pd.DataFrame, column: str = "declarations") -> CalibrationMap:
     """Fit a map on the tentative rules (or the declarations) of `solo_games` rows that
     stated a confidence."""
     stated = solo_declarations(games, column).dropna(subset=["confidence"])
@@ -80,7 +75,6 @@ def calibrate_solo(
     fold_seed: int = 0,
     progress: bool = False,
     config=None,
-    rounds: int = 1,
 ) -> HeldOutCalibration:
     """Fit the calibration of ``agent`` on folds of ``rules`` and play each held-out fold.
 
@@ -100,12 +94,7 @@ def calibrate_solo(
         Progress bars over the games.
     config : SoloConfig, optional
         The game's options (the published protocol by default).
-    rounds : {1, 2}
-        A second round corrects each map for how a calibrated agent declares (module
-        docstring).
     """
-    if rounds not in (1, 2):
-        raise ValueError(f"rounds must be 1 or 2, got {rounds!r}")
     base = make_agent(agent)
     if "calibration" not in base.get_params():
         raise ValueError(f"{agent} has no calibration parameter to fit")
@@ -125,12 +114,4 @@ def calibrate_solo(
         return games[games["rule"].isin({entry.name for entry in entries})]
 
     maps = [fit_on_games(trained_on(raw, train)) for train, _ in folds]
-    heldout, final = play(maps), fit_on_games(raw)
-    if rounds == 2:
-        maps = [
-            first.then(fit_on_games(trained_on(heldout, train), "declarations"))
-            for first, (train, _) in zip(maps, folds, strict=True)
-        ]
-        final = final.then(fit_on_games(heldout, "declarations"))
-        heldout = play(maps)
-    return HeldOutCalibration(raw, heldout, maps, final)
+    return HeldOutCalibration(raw, play(maps), maps, fit_on_games(raw))

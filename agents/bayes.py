@@ -12,12 +12,17 @@ The model
   or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``,
   or ``"spread"``: the summed mass, rescaled so that every band of one bit (by the
   shortest formula) holds the same total, as the ``spread`` dealer spreads its rules;
-  times ``unacceptable`` for a hypothesis that leaves fewer than 13 faces right in
-  some context (a dealer may not choose such a rule, RULES.md section 1, item 8) and
-  for ``true``, which rejects no card: with it nobody could ever be wrong, and there
-  would be nothing to find (a rule of one node, it would otherwise hold about half of
-  the mass the other rules a dealer may choose leave; its tautologies add a sixth to
-  its own); scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
+  times ``unacceptable`` for a hypothesis the game's rule cannot be (``acceptability``):
+  where a dealer chooses the rule (``"dealer"``: classic, Delphi ...), one that leaves
+  fewer than 13 faces right in some context (RULES.md section 1, item 8) and ``true``,
+  which rejects no card: with it nobody could ever be wrong, and there would be
+  nothing to find (a rule of one node, it would otherwise hold about half of the mass
+  the other rules a dealer may choose leave; its tautologies add a sixth to its own).
+  In solo (``"solo"``) no test of acceptability applies: ``rank(card) == king`` is a
+  rule like any other, and only the two with nothing to find are unlikely, ``true``
+  and a rule that rejects every card (``false``: no starter could be drawn under it).
+  ``"auto"`` (the default) is ``"solo"`` in the solo game, ``"dealer"`` elsewhere.
+  Scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
   ``noise / (1 - noise)``, it does not empty the posterior). The fallback predicts
@@ -87,8 +92,9 @@ from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, get_grammar
 
-__all__ = ["POLICIES", "PRIORS", "BayesAgent"]
+__all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
 
+ACCEPTABILITY = ("auto", "dealer", "solo")
 POLICIES = ("auto", "greedy", "info_gain", "lookahead", "mix", "thompson")
 PRIORS = ("bits", "shortest", "uniform", "spread")
 _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
@@ -131,17 +137,40 @@ def check_model_params(agent) -> None:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {agent.prior!r}")
     if not 0 <= agent.unacceptable <= 1:
         raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
+    if agent.acceptability not in ACCEPTABILITY:
+        raise ValueError(
+            f"acceptability must be one of {', '.join(ACCEPTABILITY)}, got {agent.acceptability!r}"
+        )
     if not 0 < agent.declare_confidence <= 1:
         raise ValueError(f"declare_confidence must be in (0, 1], got {agent.declare_confidence!r}")
 
 
+def resolve_acceptability(acceptability: str, game: str | None) -> str:
+    """``"dealer"`` or ``"solo"``: which rules the game's rule may be (see the module docstring).
+
+    >>> resolve_acceptability("auto", "solo"), resolve_acceptability("auto", "classic")
+    ('solo', 'dealer')
+    >>> resolve_acceptability("dealer", "solo")
+    'dealer'
+    """
+    if acceptability != "auto":
+        return acceptability
+    return "solo" if game == "solo" else "dealer"
+
+
 def base_log_prior(
-    space: HypothesisSpace, prior: str, unacceptable: float, whole: bool = True
+    space: HypothesisSpace,
+    prior: str,
+    unacceptable: float,
+    whole: bool = True,
+    acceptability: str = "dealer",
 ) -> np.ndarray:
     """The normalised log prior of each hypothesis of ``space`` (see the module docstring).
 
-    ``whole``: the hypotheses are whole rules, so ``true`` counts as one a dealer would
-    not choose; not so for the rule of one context of a switched rule (`agents.bayes_context`).
+    ``whole``: the hypotheses are whole rules, so ``true`` (and, in solo, ``false``)
+    counts as one with nothing to find; not so for the rule of one context of a
+    switched rule (`agents.bayes_context`). ``acceptability``: ``"dealer"`` (the
+    quarter-of-the-deck test) or ``"solo"`` (no test).
 
     >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
     >>> [space.text(h) for h in range(3)]
@@ -150,6 +179,12 @@ def base_log_prior(
     [0.25, 0.25, 0.5]
     >>> np.exp(base_log_prior(space, "uniform", 0.5, whole=False)).round(2).tolist()
     [0.4, 0.2, 0.4]
+    >>> space = build_space("standard", max_hypotheses=2000, cache=False)
+    >>> king, red = (space.index_of(parse(t)) for t in ("rank(card) == king", "red(card)"))
+    >>> dealer = base_log_prior(space, "bits", 1e-3)
+    >>> solo = base_log_prior(space, "bits", 1e-3, acceptability="solo")
+    >>> round(float(np.exp(solo[king] - solo[red] - dealer[king] + dealer[red])))
+    1000
     """
     if prior in ("bits", "spread"):
         log_prior = np.asarray(space.log_prior, dtype=np.float64)
@@ -164,11 +199,22 @@ def base_log_prior(
         log_prior = np.zeros(len(space))
     if unacceptable < 1:
         penalty = math.log(unacceptable) if unacceptable else -np.inf
-        fails = space.fewest_right < QUARTER_OF_THE_DECK
+        if acceptability == "dealer":
+            fails = space.fewest_right < QUARTER_OF_THE_DECK
+        else:
+            fails = np.zeros(len(space), dtype=bool)
         if whole:
             fails |= space.fewest_right == N_FACES  # true: no card is ever wrong
+            if acceptability == "solo":  # false: every card is wrong, there is no starter
+                fails |= ~_ever_right(space)
         log_prior = np.where(fails, log_prior + penalty, log_prior)
     return log_prior - np.logaddexp.reduce(log_prior)
+
+
+def _ever_right(space: HypothesisSpace) -> np.ndarray:
+    """For each hypothesis, whether it calls some face right in some context."""
+    rows = np.bitwise_or.reduce(space.table, axis=0)
+    return np.unpackbits(rows, bitorder="little")[: len(space)].astype(bool)
 
 
 def break_even(points: int) -> float:
@@ -301,9 +347,13 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over hypotheses.
     unacceptable : float
-        Factor on the prior of hypotheses a dealer would not choose (they fail the
-        quarter-of-the-deck test, or reject nothing), in [0, 1]: 0 rules them out, 1
-        ignores the test.
+        Factor on the prior of hypotheses the game's rule cannot be, in [0, 1]: 0 rules
+        them out, 1 ignores the test.
+    acceptability : {"auto", "dealer", "solo"}
+        Which hypotheses those are: ``"dealer"``, those a dealer would not choose (they
+        fail the quarter-of-the-deck test, or reject nothing); ``"solo"``, only those
+        with nothing to find (``true``, and ``false``: no test of acceptability applies
+        in solo); ``"auto"``, ``"solo"`` in the solo game, ``"dealer"`` elsewhere.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared (see
         `SoloDeclaring`), in (0, 1].
@@ -330,6 +380,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         mix: float = 0.5,
         prior: str = "bits",
         unacceptable: float = 1e-3,
+        acceptability: str = "auto",
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar
@@ -340,6 +391,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.mix = mix
         self.prior = prior
         self.unacceptable = unacceptable
+        self.acceptability = acceptability
         self.declare_confidence = declare_confidence
 
     # -- set-up -----------------------------------------------------------------------
@@ -367,7 +419,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.space_ = space
         n = len(space)
         padded = -(-n // 8) * 8
-        log_prior = base_log_prior(space, self.prior, self.unacceptable)
+        log_prior = base_log_prior(
+            space, self.prior, self.unacceptable, acceptability=self._acceptability()
+        )
         if self.fallback > 0:
             log_prior += math.log1p(-self.fallback)
         self.log_prior_ = np.full(padded, -np.inf, dtype=np.float32)
@@ -379,6 +433,10 @@ class BayesAgent(SoloDeclaring, LearningAgent):
                 self._count(probe, right)
         self.posterior_cache_ = None
         self.candidates_ = None
+
+    def _acceptability(self) -> str:
+        info = getattr(self, "info_", None)
+        return resolve_acceptability(self.acceptability, info.game if info else None)
 
     def _ensure(self) -> None:
         if getattr(self, "space_", None) is None:

@@ -56,7 +56,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agents.bayes import SoloDeclaring, _entropy, base_log_prior, check_model_params
+from agents.bayes import (
+    SoloDeclaring,
+    _entropy,
+    base_log_prior,
+    check_model_params,
+    resolve_acceptability,
+)
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
@@ -208,7 +214,10 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over the base space (see `BayesAgent`).
     unacceptable : float
-        Factor on the prior of base rules that fail the quarter-of-the-deck test.
+        Factor on the prior of base rules the game's rule cannot be (see `BayesAgent`).
+    acceptability : {"auto", "dealer", "solo"}
+        Which those are, as in `BayesAgent`: in solo (``"auto"`` there) no test of
+        acceptability applies, only ``true`` and ``false`` as a plain rule are unlikely.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared, as in
         `BayesAgent`.
@@ -236,6 +245,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         prior: str = "bits",
         unacceptable: float = 1e-3,
+        acceptability: str = "auto",
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar
@@ -247,6 +257,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.policy = policy
         self.prior = prior
         self.unacceptable = unacceptable
+        self.acceptability = acceptability
         self.declare_confidence = declare_confidence
 
     # -- set-up -----------------------------------------------------------------------
@@ -313,7 +324,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             self._count(probe, values, right)
 
     def _base_prior(self, whole: bool) -> np.ndarray:
-        log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole)
+        info = getattr(self, "info_", None)
+        acceptability = resolve_acceptability(self.acceptability, info.game if info else None)
+        log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)
         return log_prior.astype(np.float32)
 
     def _ensure(self) -> None:

@@ -255,6 +255,7 @@ def test_parameters_follow_the_estimator_contract():
         "mix": 0.3,
         "prior": "bits",
         "unacceptable": 1e-3,
+        "acceptability": "auto",
         "declare_confidence": 2 / 3,
     }
     assert clone(agent).get_params() == agent.get_params()
@@ -266,6 +267,7 @@ def test_parameters_follow_the_estimator_contract():
         {"mix": 2},
         {"prior": "flat"},
         {"unacceptable": -0.1},
+        {"acceptability": "table"},
         {"declare_confidence": 0},
         {"declare_confidence": 1.5},
         {"grammar": "colors"},
@@ -320,3 +322,22 @@ def test_the_spread_prior_gives_every_band_of_one_bit_the_same_mass():
     within = bands == bands[np.argmax(prior)]  # inside a band, as the summed mass
     bits = np.exp(space.log_prior[within])
     assert prior[within] / prior[within].sum() == pytest.approx(bits / bits.sum())
+
+
+def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely():
+    def prior_of(acceptability, game, text):
+        agent = BayesAgent(grammar="standard", max_hypotheses=2000, acceptability=acceptability)
+        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        probabilities, _ = agent.posterior()
+        return probabilities[agent.space.index_of(parse(text))]
+
+    def odds(acceptability, game):  # a single rank against a rule a dealer may choose
+        return prior_of(acceptability, game, "rank(card) == king") / prior_of(
+            acceptability, game, "red(card)"
+        )
+
+    assert odds("auto", "solo") == pytest.approx(1000 * odds("auto", "classic"))
+    assert odds("dealer", "solo") == pytest.approx(odds("auto", "classic"))
+    assert odds("solo", "classic") == pytest.approx(odds("auto", "solo"))
+    for trivial in ("true", "false"):  # nothing to find, in every game
+        assert prior_of("auto", "solo", trivial) < prior_of("auto", "solo", "red(card)") / 100

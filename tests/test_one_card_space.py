@@ -42,7 +42,7 @@ def test_the_prior_is_the_mixture_of_the_two_languages(spaces):
     expected = 0.75 * math.exp(base.log_prior[red]) + 0.25 * math.exp(in_language)
     assert math.exp(space.log_prior[red]) == pytest.approx(expected)
     held = np.isin(language.masks, card_only_masks(base)[1])  # added once, not twice
-    assert 0 < held.sum() and len(space) == len(base) + len(language) - held.sum()
+    assert held.sum() > 0 and len(space) == len(base) + len(language) - held.sum()
 
 
 def test_index_of_and_text_find_both_kinds(spaces):

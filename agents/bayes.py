@@ -2,13 +2,18 @@
 
 `BayesAgent` holds a posterior over the hypotheses of a
 `eleusis_lab.rules.enumerate.HypothesisSpace` (distinct behaviours of the rules of a
-grammar, each with the prior mass of its formulas under the description-length prior)
-plus one "none of the above" hypothesis for rules outside the grammar. It learns from
+grammar, each with the prior mass of its formulas under the description-length prior),
+and of the one-card language (`agents.faces`: the sets of faces people name in one
+sentence, "only cards from 3 to 8", which the grammar prices beyond its space), plus
+one "none of the above" hypothesis for rules outside both. It learns from
 every public play, its own and the other players', right and wrong.
 
 The model
 ---------
-- Prior: a hypothesis's summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
+- Prior: a mixture of the two languages (`agents.one_card_space`), the one-card
+  language with mass ``one_card`` (1/2: nothing says which of the two a rule comes
+  from), a face set both hold getting both masses. Within the grammar, a hypothesis's
+  summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
   or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``,
   or ``"spread"``: the summed mass, rescaled so that every band of one bit (by the
   shortest formula) holds the same total, as the ``spread`` dealer spreads its rules;
@@ -85,6 +90,7 @@ import math
 
 import numpy as np
 
+from agents.one_card_space import OneCardSpace, with_one_card
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
@@ -137,6 +143,8 @@ def check_model_params(agent) -> None:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {agent.prior!r}")
     if not 0 <= agent.unacceptable <= 1:
         raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
+    if not 0 <= agent.one_card < 1:
+        raise ValueError(f"one_card must be in [0, 1), got {agent.one_card!r}")
     if agent.acceptability not in ACCEPTABILITY:
         raise ValueError(
             f"acceptability must be one of {', '.join(ACCEPTABILITY)}, got {agent.acceptability!r}"
@@ -159,7 +167,7 @@ def resolve_acceptability(acceptability: str, game: str | None) -> str:
 
 
 def base_log_prior(
-    space: HypothesisSpace,
+    space: HypothesisSpace | OneCardSpace,
     prior: str,
     unacceptable: float,
     whole: bool = True,
@@ -211,7 +219,7 @@ def base_log_prior(
     return log_prior - np.logaddexp.reduce(log_prior)
 
 
-def _ever_right(space: HypothesisSpace) -> np.ndarray:
+def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
     """For each hypothesis, whether it calls some face right in some context."""
     rows = np.bitwise_or.reduce(space.table, axis=0)
     return np.unpackbits(rows, bitorder="little")[: len(space)].astype(bool)
@@ -349,6 +357,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     unacceptable : float
         Factor on the prior of hypotheses the game's rule cannot be, in [0, 1]: 0 rules
         them out, 1 ignores the test.
+    one_card : float
+        Prior mass of the one-card language (`agents.faces`: the rules on the card
+        alone people say in one sentence, added to the space by
+        `agents.one_card_space`), in [0, 1); the grammar's hypotheses share the rest.
+        0 leaves it out.
     acceptability : {"auto", "dealer", "solo"}
         Which hypotheses those are: ``"dealer"``, those a dealer would not choose (they
         fail the quarter-of-the-deck test, or reject nothing); ``"solo"``, only those
@@ -360,8 +373,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     Attributes
     ----------
-    space_ : HypothesisSpace
-        The hypotheses (shared between agents and cached; never pickled).
+    space_ : HypothesisSpace or OneCardSpace
+        The hypotheses, the one-card language's included (shared between agents and
+        cached; never pickled).
     mismatches_ : ndarray of uint16
         For each hypothesis, how many plays it judged differently from the dealer.
     history_ : list of (int, bool)
@@ -381,6 +395,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         prior: str = "bits",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
+        one_card: float = 0.5,
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar
@@ -392,6 +407,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.prior = prior
         self.unacceptable = unacceptable
         self.acceptability = acceptability
+        self.one_card = one_card
         self.declare_confidence = declare_confidence
 
     # -- set-up -----------------------------------------------------------------------
@@ -415,7 +431,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     def _load_space(self) -> None:
         """Attach the (cached) space and rebuild the counts from ``history_``."""
-        space = build_space(self.grammar, self.max_hypotheses)
+        space = with_one_card(build_space(self.grammar, self.max_hypotheses), self.one_card)
         self.space_ = space
         n = len(space)
         padded = -(-n // 8) * 8
@@ -675,7 +691,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     def top_hypotheses(self, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` most probable hypotheses as (rule text, posterior probability).
 
-        >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=500)
+        >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=500, one_card=0)
         >>> agent.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
         >>> [(text, round(p, 2)) for text, p in agent.top_hypotheses(2)]  # the prior
         [('red(card)', 0.48), ('black(card)', 0.48)]
@@ -753,7 +769,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         return weight / (post.total + post.fallback)
 
     @property
-    def space(self) -> HypothesisSpace:
+    def space(self) -> HypothesisSpace | OneCardSpace:
         """The hypothesis space (built or loaded on first use)."""
         self._ensure()
         return self.space_

@@ -63,6 +63,7 @@ from agents.bayes import (
     check_model_params,
     resolve_acceptability,
 )
+from agents.one_card_space import with_one_card
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
@@ -215,6 +216,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         The prior over the base space (see `BayesAgent`).
     unacceptable : float
         Factor on the prior of base rules the game's rule cannot be (see `BayesAgent`).
+    one_card : float
+        Prior mass of the one-card language in the base space, as in `BayesAgent`.
     acceptability : {"auto", "dealer", "solo"}
         Which those are, as in `BayesAgent`: in solo (``"auto"`` there) no test of
         acceptability applies, only ``true`` and ``false`` as a plain rule are unlikely.
@@ -246,6 +249,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         prior: str = "bits",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
+        one_card: float = 0.5,
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar
@@ -258,6 +262,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.prior = prior
         self.unacceptable = unacceptable
         self.acceptability = acceptability
+        self.one_card = one_card
         self.declare_confidence = declare_confidence
 
     # -- set-up -----------------------------------------------------------------------
@@ -286,7 +291,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
-        self.space_ = space = build_space(self.grammar, self.max_hypotheses)
+        base = build_space(self.grammar, self.max_hypotheses)
+        self.space_ = space = with_one_card(base, self.one_card)
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         chosen = self._chosen_switches()

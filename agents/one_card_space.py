@@ -27,6 +27,9 @@ Examples
 (True, 'rank(card) >= 3 and rank(card) <= 8')
 >>> round(float(np.exp(space.log_prior).sum()), 6)
 1.0
+>>> space.text(space.index_of(parse("suit(card) == 2")))  # held by both: the sentence
+'suit(card) == hearts'
+
 """
 
 from __future__ import annotations
@@ -70,9 +73,11 @@ class OneCardSpace:
     It answers as a `HypothesisSpace` (``table``, ``log_prior``, ``bits``,
     ``fewest_right``, ``context_index``, ``index_of``, ``text`` ...); hypotheses
     ``0 .. len(base) - 1`` are the base space's, in its order, the rest are the added
-    face sets (``masks``, ``texts``). ``bits`` is the length of a hypothesis's likeliest
-    writing in the mixture's code: ``-log2(1 - mass)`` plus its base bits, or
-    ``-log2(mass)`` plus its bits in the one-card grammar, whichever is shorter.
+    face sets (``masks``, ``texts``); ``held_texts`` writes the face sets the base holds
+    whose sentence is likelier than the base's formula. ``bits`` is the length of a
+    hypothesis's likeliest writing in the mixture's code: ``-log2(1 - mass)`` plus its
+    base bits, or ``-log2(mass)`` plus its bits in the one-card grammar, whichever is
+    shorter.
     """
 
     def __init__(self, base: HypothesisSpace, mass: float):
@@ -93,6 +98,14 @@ class OneCardSpace:
         lang_bits = language.bits - math.log2(mass)
         held_at = which[at[held]]
         np.logaddexp.at(log_prior, held_at, language.log_prior[held] + log_mass)
+        # A held face set is written as its likeliest writing: the sentence, when that is
+        # likelier than the grammar's shortest formula (``prime(jack - (rank(card) +
+        # parity(card)))`` is "from 3 to 8").
+        shorter = lang_bits[held] < bits[held_at]
+        self.held_texts = {
+            int(h): language.texts[i]
+            for h, i in zip(held_at[shorter], np.flatnonzero(held)[shorter], strict=True)
+        }
         np.minimum.at(bits, held_at, lang_bits[held])
         new = ~held
         self.masks = language.masks[new]
@@ -149,17 +162,13 @@ class OneCardSpace:
         return np.concatenate([self.base.fewest_right, added])
 
     def text(self, hypothesis: int) -> str:
-        """The rule text of a hypothesis's likeliest writing (the base's shortest formula)."""
-        if hypothesis < len(self.base):
-            return self.base.text(hypothesis)
-        return self.texts[hypothesis - len(self.base)]
+        """The rule text of a hypothesis's likeliest writing."""
+        if hypothesis >= len(self.base):
+            return self.texts[hypothesis - len(self.base)]
+        return self.held_texts.get(hypothesis) or self.base.text(hypothesis)
 
     def rule(self, hypothesis: int) -> Rule:
-        return (
-            self.base.rule(hypothesis)
-            if hypothesis < len(self.base)
-            else parse(self.text(hypothesis))
-        )
+        return parse(self.text(hypothesis))
 
     def __getattr__(self, name: str):  # whatever else a space has: the base's
         if name == "base":

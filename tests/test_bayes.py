@@ -58,7 +58,7 @@ def test_the_tiny_space_holds_six_behaviours():
 @pytest.mark.parametrize("prior", ["bits", "shortest", "uniform"])
 def test_posterior_equals_a_hand_computed_one(prior):
     noise, fallback = 0.1, 0.2
-    agent = started(BayesAgent(TINY, 6, noise=noise, fallback=fallback, prior=prior))
+    agent = started(BayesAgent(TINY, 6, noise=noise, fallback=fallback, prior=prior, one_card=0))
     plays = [("QH", True), ("2C", False), ("KS", True), ("9D", True)]
     for card, right in plays:
         play(agent, card, right)
@@ -114,7 +114,7 @@ def test_noise_keeps_the_posterior_after_a_surprise():
 
 
 def test_learns_from_every_public_play():
-    agent = started(BayesAgent(**SMALL), seat=0)
+    agent = started(BayesAgent(**SMALL, one_card=0), seat=0)
     before = agent.identified_mass(parse("red(card)"))
     play(agent, "QH", True, seat=2)  # another player's play
     play(agent, "3C", False, seat=1)
@@ -256,6 +256,7 @@ def test_parameters_follow_the_estimator_contract():
         "prior": "bits",
         "unacceptable": 1e-3,
         "acceptability": "auto",
+        "one_card": 0.5,
         "declare_confidence": 2 / 3,
     }
     assert clone(agent).get_params() == agent.get_params()
@@ -268,6 +269,7 @@ def test_parameters_follow_the_estimator_contract():
         {"prior": "flat"},
         {"unacceptable": -0.1},
         {"acceptability": "table"},
+        {"one_card": 1.0},
         {"declare_confidence": 0},
         {"declare_confidence": 1.5},
         {"grammar": "colors"},

@@ -21,8 +21,9 @@ The model
   the one-card language's face sets, `agents.one_card_space`; the quarter-of-the-deck
   test where a dealer chooses the rule; ``true``, which rejects nothing, is unlikely
   as a plain rule but not as the rule of one value). A switch of three or four values
-  also comes as a suit *template* (``length mod 4 -> suit``): each value's rule is one of ``suit(card) == clubs`` ... ``spades``, each as
-  likely, where the base prior would charge about 18 bits for each.
+  also comes as a suit *template* (``length mod 4 -> suit``): each value's rule is one
+  of ``suit(card) == clubs`` ... ``spades``, each as likely, where the base prior would
+  charge about 18 bits for each.
 - Where a switch reads what is not there yet (the card two back on a one-card line,
   the verdict before the first play), every card is right, as in the rule language.
 - Likelihood: a verdict disagrees with a hypothesis with probability ``noise``; a

@@ -251,7 +251,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         prior: str = "bits",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
-        one_card: float = 0.5,
+        one_card: float = 0.25,
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar

@@ -256,7 +256,7 @@ def test_parameters_follow_the_estimator_contract():
         "prior": "bits",
         "unacceptable": 1e-3,
         "acceptability": "auto",
-        "one_card": 0.5,
+        "one_card": 0.25,
         "declare_confidence": 2 / 3,
     }
     assert clone(agent).get_params() == agent.get_params()

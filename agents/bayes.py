@@ -11,11 +11,12 @@ every public play, its own and the other players', right and wrong.
 The model
 ---------
 - Prior: a mixture of the two languages (`agents.one_card_space`), the one-card
-  language with mass ``one_card``, a face set both hold getting both masses. The
-  default, 1/4, is fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored
-  solo score on the rules people write, on 5 folds of the rules stratified by family
-  (0.25 in three folds, 0.1 in two; 1/2, fixed before measuring, cost the rules on the
-  last card 2.3 points); see the README for the held-out figures. Within the grammar, a hypothesis's
+  language with mass ``one_card``, a face set both hold getting both masses. For solo,
+  1/4 is fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score
+  on the rules people write, on 5 folds of the rules stratified by family (0.25 in
+  three folds, 0.1 in two; 1/2, fixed before measuring, cost the rules on the last card
+  2.3 points); see the README for the held-out figures. The default, 0, keeps the
+  games of the grammar alone. Within the grammar, a hypothesis's
   summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
   or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``,
   or ``"spread"``: the summed mass, rescaled so that every band of one bit (by the
@@ -29,7 +30,9 @@ The model
   In solo (``"solo"``) no test of acceptability applies: ``rank(card) == king`` is a
   rule like any other, and only the two with nothing to find are unlikely, ``true``
   and a rule that rejects every card (``false``: no starter could be drawn under it).
-  ``"auto"`` (the default) is ``"solo"`` in the solo game, ``"dealer"`` elsewhere.
+  ``"auto"`` is ``"solo"`` in the solo game, ``"dealer"`` elsewhere; the default,
+  ``"dealer"``, keeps the games played before it existed. For solo, use
+  ``bayes(acceptability=auto, one_card=0.25)``.
   Scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
@@ -364,12 +367,14 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Prior mass of the one-card language (`agents.faces`: the rules on the card
         alone people say in one sentence, added to the space by
         `agents.one_card_space`), in [0, 1); the grammar's hypotheses share the rest.
-        0 leaves it out; the default is fitted (see the module docstring).
+        0 (the default) leaves it out; 0.25 is fitted for solo (see the module
+        docstring).
     acceptability : {"auto", "dealer", "solo"}
         Which hypotheses those are: ``"dealer"``, those a dealer would not choose (they
         fail the quarter-of-the-deck test, or reject nothing); ``"solo"``, only those
         with nothing to find (``true``, and ``false``: no test of acceptability applies
-        in solo); ``"auto"``, ``"solo"`` in the solo game, ``"dealer"`` elsewhere.
+        in solo); ``"auto"``, ``"solo"`` in the solo game, ``"dealer"`` elsewhere. The
+        default, ``"dealer"``, keeps the games played before it existed.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared (see
         `SoloDeclaring`), in (0, 1].
@@ -397,8 +402,8 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         mix: float = 0.5,
         prior: str = "bits",
         unacceptable: float = 1e-3,
-        acceptability: str = "auto",
-        one_card: float = 0.25,
+        acceptability: str = "dealer",
+        one_card: float = 0.0,
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar

@@ -219,10 +219,12 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     unacceptable : float
         Factor on the prior of base rules the game's rule cannot be (see `BayesAgent`).
     one_card : float
-        Prior mass of the one-card language in the base space, as in `BayesAgent`.
+        Prior mass of the one-card language in the base space, as in `BayesAgent`
+        (default 0; 0.25 is the mass fitted for solo).
     acceptability : {"auto", "dealer", "solo"}
-        Which those are, as in `BayesAgent`: in solo (``"auto"`` there) no test of
-        acceptability applies, only ``true`` and ``false`` as a plain rule are unlikely.
+        Which those are, as in `BayesAgent` (default ``"dealer"``): in solo
+        (``"auto"`` there) no test of acceptability applies, only ``true`` and ``false``
+        as a plain rule are unlikely.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared, as in
         `BayesAgent`.
@@ -250,8 +252,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         prior: str = "bits",
         unacceptable: float = 1e-3,
-        acceptability: str = "auto",
-        one_card: float = 0.25,
+        acceptability: str = "dealer",
+        one_card: float = 0.0,
         declare_confidence: float = 2 / 3,
     ):
         self.grammar = grammar

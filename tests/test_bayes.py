@@ -255,8 +255,8 @@ def test_parameters_follow_the_estimator_contract():
         "mix": 0.3,
         "prior": "bits",
         "unacceptable": 1e-3,
-        "acceptability": "auto",
-        "one_card": 0.25,
+        "acceptability": "dealer",
+        "one_card": 0.0,
         "declare_confidence": 2 / 3,
     }
     assert clone(agent).get_params() == agent.get_params()

@@ -36,7 +36,8 @@ def test_a_face_set_counts_its_mismatches_as_its_mask_says():
 @pytest.mark.parametrize("cls", [BayesAgent, ContextBayesAgent])
 def test_solo_finds_a_sentence_the_grammar_cannot_write(cls):
     rule = "rank(card) >= 3 and rank(card) <= 8"  # colours and suits have no ranks
-    record = play_solo(rule, cls("colours_suits", 2000), seed=0)
+    solo = {"acceptability": "auto", "one_card": 0.25}  # the solo settings
+    record = play_solo(rule, cls("colours_suits", 2000, **solo), seed=0)
     assert record.success and replay_solo(record) == []
     assert record.declarations[-1].text == rule
     assert not play_solo(rule, cls("colours_suits", 2000, one_card=0), seed=0).success

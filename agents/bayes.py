@@ -10,30 +10,29 @@ every public play, its own and the other players', right and wrong.
 
 The model
 ---------
-- Prior: a mixture of the two languages (`agents.one_card_space`), the one-card
-  language with mass ``one_card``, a face set both hold getting both masses. For solo,
-  1/4 is fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score
-  on the rules people write, on 5 folds of the rules stratified by family (0.25 in
-  three folds, 0.1 in two; 1/2, fixed before measuring, cost the rules on the last card
-  2.3 points); see the README for the held-out figures. The default, 0, keeps the
-  games of the grammar alone. Within the grammar, a hypothesis's
-  summed formula mass ``sum 2 ** -bits`` (``prior="bits"``),
-  or ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``,
-  or ``"spread"``: the summed mass, rescaled so that every band of one bit (by the
-  shortest formula) holds the same total, as the ``spread`` dealer spreads its rules;
-  times ``unacceptable`` for a hypothesis the game's rule cannot be (``acceptability``):
-  where a dealer chooses the rule (``"dealer"``: classic, Delphi ...), one that leaves
-  fewer than 13 faces right in some context (RULES.md section 1, item 8) and ``true``,
-  which rejects no card: with it nobody could ever be wrong, and there would be
-  nothing to find (a rule of one node, it would otherwise hold about half of the mass
-  the other rules a dealer may choose leave; its tautologies add a sixth to its own).
-  In solo (``"solo"``) no test of acceptability applies: ``rank(card) == king`` is a
-  rule like any other, and only the two with nothing to find are unlikely, ``true``
-  and a rule that rejects every card (``false``: no starter could be drawn under it).
-  ``"auto"`` is ``"solo"`` in the solo game, ``"dealer"`` elsewhere; the default,
-  ``"dealer"``, keeps the games played before it existed. For solo, use
-  ``bayes(acceptability=auto, one_card=0.25)``.
-  Scaled to ``1 - fallback``. The fallback hypothesis gets ``fallback``.
+- Prior: a mixture of the two languages (`agents.one_card_space`), the one-card language
+  with mass ``one_card``, a face set both hold getting both masses. For solo, 1/4 is
+  fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score on the
+  rules people write, on 5 folds of the rules stratified by family (0.25 in three folds,
+  0.1 in two; 1/2, fixed before measuring, cost the rules on the last card 2.3 points);
+  see the README for the held-out figures. The default, 0, keeps the games of the
+  grammar alone. Within the grammar, a hypothesis's summed formula mass
+  ``sum 2 ** -bits`` (``prior="bits"``), or ``2 ** -bits`` of its shortest formula only
+  (``"shortest"``), or ``"uniform"``, or ``"spread"``: the summed mass, rescaled so that
+  every band of one bit (by the shortest formula) holds the same total, as the
+  ``spread`` dealer spreads its rules; times ``unacceptable`` for a hypothesis the
+  game's rule cannot be (``acceptability``): where a dealer chooses the rule
+  (``"dealer"``: classic, Delphi ...), one that leaves fewer than 13 faces right in some
+  context (RULES.md section 1, item 8) and ``true``, which rejects no card: with it
+  nobody could ever be wrong, and there would be nothing to find (a rule of one node, it
+  would otherwise hold about half of the mass the other rules a dealer may choose leave;
+  its tautologies add a sixth to its own). In solo (``"solo"``) no test of acceptability
+  applies: ``rank(card) == king`` is a rule like any other, and only the two with
+  nothing to find are unlikely, ``true`` and a rule that rejects every card (``false``:
+  no starter could be drawn under it). ``"auto"`` is ``"solo"`` in the solo game,
+  ``"dealer"`` elsewhere; the default, ``"dealer"``, keeps the games played before it
+  existed. For solo, use ``bayes(acceptability=auto, one_card=0.25)``. Scaled to
+  ``1 - fallback``. The fallback hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
   ``noise / (1 - noise)``, it does not empty the posterior). The fallback predicts

@@ -17,11 +17,13 @@ The model
 - Prior: the switch ``none`` (one value: the base space alone) has probability
   ``plain``; the other switches share the rest equally. Given a switch, the rule of
   each value is drawn independently from the base prior
-  (`agents.bayes.base_log_prior`, quarter-of-the-deck test included; ``true``, which
-  rejects nothing, is unlikely as a plain rule but not as the rule of one value). A
-  switch of three or four values also comes as a suit *template* (``length mod 4 ->
-  suit``): each value's rule is one of ``suit(card) == clubs`` ... ``spades``, each as
-  likely, where the base prior would charge about 18 bits for each.
+  (`agents.bayes.base_log_prior`: the grammar's rules and, with mass ``one_card``,
+  the one-card language's face sets, `agents.one_card_space`; the quarter-of-the-deck
+  test where a dealer chooses the rule; ``true``, which rejects nothing, is unlikely
+  as a plain rule but not as the rule of one value). A switch of three or four values
+  also comes as a suit *template* (``length mod 4 -> suit``): each value's rule is one
+  of ``suit(card) == clubs`` ... ``spades``, each as likely, where the base prior would
+  charge about 18 bits for each.
 - Where a switch reads what is not there yet (the card two back on a one-card line,
   the verdict before the first play), every card is right, as in the rule language.
 - Likelihood: a verdict disagrees with a hypothesis with probability ``noise``; a
@@ -31,7 +33,8 @@ The model
 It declares in solo as `BayesAgent` does (`agents.bayes.SoloDeclaring`). It is
 slower per decision (7 ms in classic against 0.3 ms, 31 ms with the solo lookahead
 against 5 ms) and holds a counter and a posterior for each of its 101 cells: about
-60 MB with the default 10**5 base rules.
+60 MB with the default 10**5 base rules (1.6 times more of each, time and memory, with
+the one-card language: 156,313 base hypotheses).
 
 Inference is exact. Given the switch, a play tells only about the rule of the value it
 was played under: the posterior is one base-space posterior per (switch, value) *cell*,
@@ -56,7 +59,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agents.bayes import SoloDeclaring, _entropy, base_log_prior, check_model_params
+from agents.bayes import (
+    SoloDeclaring,
+    _entropy,
+    base_log_prior,
+    check_model_params,
+    resolve_acceptability,
+)
+from agents.one_card_space import with_one_card
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
@@ -209,7 +219,14 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over the base space (see `BayesAgent`).
     unacceptable : float
-        Factor on the prior of base rules that fail the quarter-of-the-deck test.
+        Factor on the prior of base rules the game's rule cannot be (see `BayesAgent`).
+    one_card : float
+        Prior mass of the one-card language in the base space, as in `BayesAgent`
+        (default 0; 0.25 is the mass fitted for solo).
+    acceptability : {"auto", "dealer", "solo"}
+        Which those are, as in `BayesAgent` (default ``"dealer"``): in solo
+        (``"auto"`` there) no test of acceptability applies, only ``true`` and ``false``
+        as a plain rule are unlikely.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared, as in
         `BayesAgent`.
@@ -240,6 +257,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         prior: str = "bits",
         unacceptable: float = 1e-3,
+        acceptability: str = "dealer",
+        one_card: float = 0.0,
         declare_confidence: float = 2 / 3,
         calibration: str | CalibrationMap | None = None,
     ):
@@ -252,6 +271,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.policy = policy
         self.prior = prior
         self.unacceptable = unacceptable
+        self.acceptability = acceptability
+        self.one_card = one_card
         self.declare_confidence = declare_confidence
         self.calibration = calibration
 
@@ -281,7 +302,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
-        self.space_ = space = build_space(self.grammar, self.max_hypotheses)
+        base = build_space(self.grammar, self.max_hypotheses)
+        self.space_ = space = with_one_card(base, self.one_card)
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         chosen = self._chosen_switches()
@@ -319,7 +341,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             self._count(probe, values, right)
 
     def _base_prior(self, whole: bool) -> np.ndarray:
-        log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole)
+        info = getattr(self, "info_", None)
+        acceptability = resolve_acceptability(self.acceptability, info.game if info else None)
+        log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)
         return log_prior.astype(np.float32)
 
     def _ensure(self) -> None:

@@ -58,7 +58,7 @@ def test_the_tiny_space_holds_six_behaviours():
 @pytest.mark.parametrize("prior", ["bits", "shortest", "uniform"])
 def test_posterior_equals_a_hand_computed_one(prior):
     noise, fallback = 0.1, 0.2
-    agent = started(BayesAgent(TINY, 6, noise=noise, fallback=fallback, prior=prior))
+    agent = started(BayesAgent(TINY, 6, noise=noise, fallback=fallback, prior=prior, one_card=0))
     plays = [("QH", True), ("2C", False), ("KS", True), ("9D", True)]
     for card, right in plays:
         play(agent, card, right)
@@ -114,7 +114,7 @@ def test_noise_keeps_the_posterior_after_a_surprise():
 
 
 def test_learns_from_every_public_play():
-    agent = started(BayesAgent(**SMALL), seat=0)
+    agent = started(BayesAgent(**SMALL, one_card=0), seat=0)
     before = agent.identified_mass(parse("red(card)"))
     play(agent, "QH", True, seat=2)  # another player's play
     play(agent, "3C", False, seat=1)
@@ -255,6 +255,8 @@ def test_parameters_follow_the_estimator_contract():
         "mix": 0.3,
         "prior": "bits",
         "unacceptable": 1e-3,
+        "acceptability": "dealer",
+        "one_card": 0.0,
         "declare_confidence": 2 / 3,
         "calibration": None,
     }
@@ -269,6 +271,8 @@ def test_parameters_follow_the_estimator_contract():
         {"unacceptable": -0.1},
         {"calibration": 0.5},
         {"calibration": "no/such/map.json"},
+        {"acceptability": "table"},
+        {"one_card": 1.0},
         {"declare_confidence": 0},
         {"declare_confidence": 1.5},
         {"grammar": "colors"},
@@ -338,3 +342,22 @@ def test_a_calibration_map_changes_what_is_stated_not_how_it_plays(tmp_path):
     pairs = zip(raw.tentative, halved.tentative, strict=True)
     assert all(h.confidence == pytest.approx(r.confidence / 2) for r, h in pairs)
     assert halved.declarations[-1].confidence == pytest.approx(raw.declarations[-1].confidence / 2)
+
+
+def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely():
+    def prior_of(acceptability, game, text):
+        agent = BayesAgent(grammar="standard", max_hypotheses=2000, acceptability=acceptability)
+        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        probabilities, _ = agent.posterior()
+        return probabilities[agent.space.index_of(parse(text))]
+
+    def odds(acceptability, game):  # a single rank against a rule a dealer may choose
+        return prior_of(acceptability, game, "rank(card) == king") / prior_of(
+            acceptability, game, "red(card)"
+        )
+
+    assert odds("auto", "solo") == pytest.approx(1000 * odds("auto", "classic"))
+    assert odds("dealer", "solo") == pytest.approx(odds("auto", "classic"))
+    assert odds("solo", "classic") == pytest.approx(odds("auto", "solo"))
+    for trivial in ("true", "false"):  # nothing to find, in every game
+        assert prior_of("auto", "solo", trivial) < prior_of("auto", "solo", "red(card)") / 100

@@ -30,7 +30,9 @@ def play(agent: ContextBayesAgent, card: str, right: bool) -> None:
 def test_posterior_equals_one_computed_hypothesis_by_hypothesis():
     """Six base rules, the switch length mod 2: 6 plain hypotheses and 36 switched."""
     noise = 0.1
-    agent = started(ContextBayesAgent(TINY, 6, noise=noise, fallback=0, switches=("length mod 2",)))
+    agent = started(
+        ContextBayesAgent(TINY, 6, noise=noise, fallback=0, switches=("length mod 2",), one_card=0)
+    )
     plays = [("QH", True), ("2C", False), ("KS", True), ("9D", True), ("JD", False)]
     for card, right in plays:
         play(agent, card, right)
@@ -135,9 +137,10 @@ def test_solo_finds_rules_the_plain_agent_cannot_conceive(rule):
 
 
 def test_plays_on_when_no_hypothesis_explains_the_plays():
-    """Colours and suits cannot say rank(card) > 6: with little noise the fallback
-    soon holds all the mass, and the lookahead has nothing to condition on."""
-    agent = ContextBayesAgent("colours_suits", 2000, noise=1e-5)
+    """Colours and suits cannot say rank(card) > 6 (without the one-card language): with
+    little noise the fallback soon holds all the mass, and the lookahead has nothing to
+    condition on."""
+    agent = ContextBayesAgent("colours_suits", 2000, noise=1e-5, one_card=0)
     record = play_solo("rank(card) > 6", agent, seed=0)
     assert record.faults == () and record.turns == 30
     assert agent._switch_posterior()[1] > 0.99  # the fallback
@@ -163,7 +166,7 @@ def test_a_suit_template_gives_each_value_one_suit():
 
 def test_templates_a_space_cannot_hold_are_left_out():
     """TINY has no suits: the suit templates are left out, and play goes on."""
-    agent = started(ContextBayesAgent(TINY, 6))
+    agent = started(ContextBayesAgent(TINY, 6, one_card=0))
     assert any(s.members for s in SWITCHES)
     assert not any(s.members for s in agent.switches_)
     assert len(agent.switches_) == len(SWITCHES) - sum(bool(s.members) for s in SWITCHES)

@@ -15,8 +15,9 @@ The model
   fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score on the
   rules people write, on 5 folds of the rules stratified by family (0.25 in three folds,
   0.1 in two; 1/2, fixed before measuring, cost the rules on the last card 2.3 points);
-  see the README for the held-out figures. The default, 0, keeps the games of the
-  grammar alone. Within the grammar, a hypothesis's summed formula mass
+  see the README for the held-out figures. The default, ``"auto"``, is that mass in
+  solo and 0 (the grammar alone) in the other games, where it was not fitted. Within
+  the grammar, a hypothesis's summed formula mass
   ``sum 2 ** -bits`` (``prior="bits"``), or ``2 ** -bits`` of its shortest formula only
   (``"shortest"``), or ``"uniform"``, or ``"spread"``: the summed mass, rescaled so that
   every band of one bit (by the shortest formula) holds the same total, as the
@@ -29,10 +30,9 @@ The model
   its tautologies add a sixth to its own). In solo (``"solo"``) no test of acceptability
   applies: ``rank(card) == king`` is a rule like any other, and only the two with
   nothing to find are unlikely, ``true`` and a rule that rejects every card (``false``:
-  no starter could be drawn under it). ``"auto"`` is ``"solo"`` in the solo game,
-  ``"dealer"`` elsewhere; the default, ``"dealer"``, keeps the games played before it
-  existed. For solo, use ``bayes(acceptability=auto, one_card=0.25)``. Scaled to
-  ``1 - fallback``. The fallback hypothesis gets ``fallback``.
+  no starter could be drawn under it). ``"auto"`` (the default) is ``"solo"`` in the
+  solo game, ``"dealer"`` elsewhere. Scaled to ``1 - fallback``. The fallback
+  hypothesis gets ``fallback``.
 - Likelihood: a hypothesis says right or wrong for each play; the dealer's verdict
   disagrees with it with probability ``noise`` (so one surprise costs a factor
   ``noise / (1 - noise)``, it does not empty the posterior). The fallback predicts
@@ -150,15 +150,17 @@ def check_model_params(agent) -> None:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {agent.prior!r}")
     if not 0 <= agent.unacceptable <= 1:
         raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
-    if not 0 <= agent.one_card < 1:
-        raise ValueError(f"one_card must be in [0, 1), got {agent.one_card!r}")
+    if agent.one_card != "auto" and not (
+        isinstance(agent.one_card, int | float) and 0 <= agent.one_card < 1
+    ):
+        raise ValueError(f"one_card must be 'auto' or in [0, 1), got {agent.one_card!r}")
     if agent.acceptability not in ACCEPTABILITY:
         raise ValueError(
             f"acceptability must be one of {', '.join(ACCEPTABILITY)}, got {agent.acceptability!r}"
         )
     if not 0 < agent.declare_confidence <= 1:
         raise ValueError(f"declare_confidence must be in (0, 1], got {agent.declare_confidence!r}")
-    calibration_map(getattr(agent, "calibration", None), type(agent).__name__)
+    calibration_map(getattr(agent, "calibration", None), agent)
 
 
 #: The calibration maps fitted to the agents, by class name (``calibration="default"``);
@@ -169,15 +171,26 @@ CALIBRATION_FILES = {
 }
 
 
-def calibration_map(
-    calibration: str | CalibrationMap | None, agent: str = "BayesAgent"
-) -> CalibrationMap | None:
+#: Parameters that change how an agent plays or states, not its posterior: a map fitted
+#: on the default model holds whatever their values.
+_NOT_THE_MODEL = frozenset({"policy", "mix", "declare_confidence", "calibration"})
+
+
+def calibration_map(calibration: str | CalibrationMap | None, agent=None) -> CalibrationMap | None:
     """The `CalibrationMap` a ``calibration`` parameter names (see `BayesAgent`).
+
+    ``"default"`` is the map shipped for ``agent``'s class, fitted on its default model:
+    for an agent whose model differs (another grammar, size, noise, prior ...) it is
+    None, the posterior itself, since the map says nothing of that model.
 
     >>> calibration_map(None) is None
     True
     >>> calibration_map(CalibrationMap((0.0, 1.0), (0.0, 0.5)))(0.5)
     0.25
+    >>> calibration_map("default", BayesAgent()) is not None
+    True
+    >>> calibration_map("default", BayesAgent(grammar="colours_suits")) is None
+    True
     """
     if calibration is None or isinstance(calibration, CalibrationMap):
         return calibration
@@ -185,9 +198,21 @@ def calibration_map(
         raise ValueError(
             f"calibration must be None, a path or 'default', got {type(calibration).__name__}"
         )
-    if calibration == "default":
-        return _packaged_map(CALIBRATION_FILES.get(agent, "bayes.json"))
-    return _map_file(calibration)
+    if calibration != "default":
+        return _map_file(calibration)
+    name = CALIBRATION_FILES.get(type(agent).__name__)
+    if name is None or not _default_model(agent):
+        return None
+    return _packaged_map(name)
+
+
+def _default_model(agent) -> bool:
+    defaults = type(agent)().get_params()
+    return all(
+        value == defaults[name]
+        for name, value in agent.get_params().items()
+        if name not in _NOT_THE_MODEL
+    )
 
 
 @functools.cache
@@ -214,6 +239,24 @@ def resolve_acceptability(acceptability: str, game: str | None) -> str:
     if acceptability != "auto":
         return acceptability
     return "solo" if game == "solo" else "dealer"
+
+
+#: The mass of the one-card language fitted for solo (module docstring).
+SOLO_ONE_CARD = 0.25
+
+
+def resolve_one_card(one_card: float | str, game: str | None) -> float:
+    """The one-card language's mass: ``"auto"`` is the mass fitted for solo in the solo
+    game and 0 elsewhere, where it was not fitted (the grammar alone, as before).
+
+    >>> resolve_one_card("auto", "solo"), resolve_one_card("auto", "classic")
+    (0.25, 0.0)
+    >>> resolve_one_card(0.1, "classic")
+    0.1
+    """
+    if one_card != "auto":
+        return float(one_card)
+    return SOLO_ONE_CARD if game == "solo" else 0.0
 
 
 def base_log_prior(
@@ -298,7 +341,9 @@ class SoloDeclaring:
         super().start_game(info, rng)
         self.declared_now_ = None  # the hypothesis declared after the previous turn
         self.best_trail_: list[float] = []  # the best probability after each turn
-        self.calibration_ = calibration_map(getattr(self, "calibration", None))
+        # fitted on solo games, the map says nothing of the other games
+        solo = getattr(info, "game", None) == "solo"
+        self.calibration_ = calibration_map(self.calibration, self) if solo else None
 
     def _stated(self, probability: float) -> float:
         """The confidence stated for a posterior probability: calibrated, when the agent
@@ -419,18 +464,18 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     unacceptable : float
         Factor on the prior of hypotheses the game's rule cannot be, in [0, 1]: 0 rules
         them out, 1 ignores the test.
-    one_card : float
+    one_card : float or "auto"
         Prior mass of the one-card language (`agents.faces`: the rules on the card
         alone people say in one sentence, added to the space by
         `agents.one_card_space`), in [0, 1); the grammar's hypotheses share the rest.
-        0 (the default) leaves it out; 0.25 is fitted for solo (see the module
-        docstring).
+        0 leaves it out; ``"auto"`` (the default) is the mass fitted for solo, 0.25, in
+        solo and 0 elsewhere (`resolve_one_card`).
     acceptability : {"auto", "dealer", "solo"}
         Which hypotheses those are: ``"dealer"``, those a dealer would not choose (they
         fail the quarter-of-the-deck test, or reject nothing); ``"solo"``, only those
         with nothing to find (``true``, and ``false``: no test of acceptability applies
-        in solo); ``"auto"``, ``"solo"`` in the solo game, ``"dealer"`` elsewhere. The
-        default, ``"dealer"``, keeps the games played before it existed.
+        in solo); ``"auto"`` (the default), ``"solo"`` in the solo game, ``"dealer"``
+        elsewhere.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared (see
         `SoloDeclaring`), in (0, 1].
@@ -438,8 +483,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Solo: the map from posterior probability to the confidence it states with its
         tentative rule and its declarations (`eleusis_lab.calibration`; it declares as
         without it): None for the posterior itself, a path to a map's JSON, or
-        ``"default"`` for the map fitted to this agent and shipped with it
-        (`calibration_map`).
+        ``"default"`` (the default) for the map fitted to this agent's default model on
+        the rules people write and shipped with it (`calibration_map`; another model
+        states its posterior). Other games state the posterior.
 
     Attributes
     ----------
@@ -464,10 +510,10 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         mix: float = 0.5,
         prior: str = "bits",
         unacceptable: float = 1e-3,
-        acceptability: str = "dealer",
-        one_card: float = 0.0,
+        acceptability: str = "auto",
+        one_card: float | str = "auto",
         declare_confidence: float = 2 / 3,
-        calibration: str | CalibrationMap | None = None,
+        calibration: str | CalibrationMap | None = "default",
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -503,7 +549,8 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     def _load_space(self) -> None:
         """Attach the (cached) space and rebuild the counts from ``history_``."""
-        space = with_one_card(build_space(self.grammar, self.max_hypotheses), self.one_card)
+        space = build_space(self.grammar, self.max_hypotheses)
+        space = with_one_card(space, resolve_one_card(self.one_card, self._game()))
         self.space_ = space
         n = len(space)
         padded = -(-n // 8) * 8
@@ -522,9 +569,12 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.posterior_cache_ = None
         self.candidates_ = None
 
-    def _acceptability(self) -> str:
+    def _game(self) -> str | None:
         info = getattr(self, "info_", None)
-        return resolve_acceptability(self.acceptability, info.game if info else None)
+        return info.game if info else None
+
+    def _acceptability(self) -> str:
+        return resolve_acceptability(self.acceptability, self._game())
 
     def _ensure(self) -> None:
         if getattr(self, "space_", None) is None:

@@ -65,6 +65,7 @@ from agents.bayes import (
     base_log_prior,
     check_model_params,
     resolve_acceptability,
+    resolve_one_card,
 )
 from agents.one_card_space import with_one_card
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
@@ -220,19 +221,19 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         The prior over the base space (see `BayesAgent`).
     unacceptable : float
         Factor on the prior of base rules the game's rule cannot be (see `BayesAgent`).
-    one_card : float
+    one_card : float or "auto"
         Prior mass of the one-card language in the base space, as in `BayesAgent`
-        (default 0; 0.25 is the mass fitted for solo).
+        (default ``"auto"``: the mass fitted for solo, 0.25, in solo; 0 elsewhere).
     acceptability : {"auto", "dealer", "solo"}
-        Which those are, as in `BayesAgent` (default ``"dealer"``): in solo
-        (``"auto"`` there) no test of acceptability applies, only ``true`` and ``false``
-        as a plain rule are unlikely.
+        Which those are, as in `BayesAgent` (default ``"auto"``): in solo no test of
+        acceptability applies, only ``true`` and ``false`` as a plain rule are
+        unlikely.
     declare_confidence : float
         Solo: the probability from which the best hypothesis is declared, as in
         `BayesAgent`.
     calibration : None, str or CalibrationMap
         Solo: the map from posterior probability to stated confidence, as in
-        `BayesAgent` (``"default"``: the one fitted to this agent).
+        `BayesAgent` (``"default"``, the default: the one fitted to this agent).
 
     Attributes
     ----------
@@ -257,10 +258,10 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         prior: str = "bits",
         unacceptable: float = 1e-3,
-        acceptability: str = "dealer",
-        one_card: float = 0.0,
+        acceptability: str = "auto",
+        one_card: float | str = "auto",
         declare_confidence: float = 2 / 3,
-        calibration: str | CalibrationMap | None = None,
+        calibration: str | CalibrationMap | None = "default",
     ):
         self.grammar = grammar
         self.max_hypotheses = max_hypotheses
@@ -303,7 +304,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
         base = build_space(self.grammar, self.max_hypotheses)
-        self.space_ = space = with_one_card(base, self.one_card)
+        self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._game()))
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         chosen = self._chosen_switches()
@@ -340,9 +341,12 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         for probe, values, right in self.history_:
             self._count(probe, values, right)
 
-    def _base_prior(self, whole: bool) -> np.ndarray:
+    def _game(self) -> str | None:
         info = getattr(self, "info_", None)
-        acceptability = resolve_acceptability(self.acceptability, info.game if info else None)
+        return info.game if info else None
+
+    def _base_prior(self, whole: bool) -> np.ndarray:
+        acceptability = resolve_acceptability(self.acceptability, self._game())
         log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)
         return log_prior.astype(np.float32)
 

@@ -255,10 +255,10 @@ def test_parameters_follow_the_estimator_contract():
         "mix": 0.3,
         "prior": "bits",
         "unacceptable": 1e-3,
-        "acceptability": "dealer",
-        "one_card": 0.0,
+        "acceptability": "auto",
+        "one_card": "auto",
         "declare_confidence": 2 / 3,
-        "calibration": None,
+        "calibration": "default",
     }
     assert clone(agent).get_params() == agent.get_params()
     assert agent.propose_rule() is None  # no game yet
@@ -273,6 +273,7 @@ def test_parameters_follow_the_estimator_contract():
         {"calibration": "no/such/map.json"},
         {"acceptability": "table"},
         {"one_card": 1.0},
+        {"one_card": "solo"},
         {"declare_confidence": 0},
         {"declare_confidence": 1.5},
         {"grammar": "colors"},
@@ -346,7 +347,9 @@ def test_a_calibration_map_changes_what_is_stated_not_how_it_plays(tmp_path):
 
 def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely():
     def prior_of(acceptability, game, text):
-        agent = BayesAgent(grammar="standard", max_hypotheses=2000, acceptability=acceptability)
+        agent = BayesAgent(
+            grammar="standard", max_hypotheses=2000, acceptability=acceptability, one_card=0
+        )
         agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
         probabilities, _ = agent.posterior()
         return probabilities[agent.space.index_of(parse(text))]
@@ -361,3 +364,27 @@ def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely()
     assert odds("solo", "classic") == pytest.approx(odds("auto", "solo"))
     for trivial in ("true", "false"):  # nothing to find, in every game
         assert prior_of("auto", "solo", trivial) < prior_of("auto", "solo", "red(card)") / 100
+
+
+def test_the_one_card_language_joins_in_solo_only_by_default():
+    sizes = {}
+    for game in ("solo", "classic"):
+        agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
+        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        sizes[game] = len(agent.space_)
+    assert sizes["classic"] == 2000 and sizes["solo"] > 2000
+
+
+def test_the_shipped_calibration_holds_for_the_default_model_in_solo_only():
+    from eleusis_lab.calibration import CalibrationMap
+
+    def stated(agent, game):
+        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        return agent.calibration_
+
+    assert isinstance(stated(BayesAgent(), "solo"), CalibrationMap)
+    assert isinstance(
+        stated(BayesAgent(policy="greedy", declare_confidence=0.8), "solo"), CalibrationMap
+    )  # how it plays is not the model
+    assert stated(BayesAgent(), "classic") is None
+    assert stated(BayesAgent(**SMALL), "solo") is None  # another model: the posterior

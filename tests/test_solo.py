@@ -421,12 +421,22 @@ def test_bayes_agent_finds_a_simple_rule():
     assert record.success and record.score >= 20 and replay_solo(record) == []
 
 
+DEALER_GRAMMAR = {
+    "grammar": "colours_suits",
+    "max_hypotheses": 2000,
+    "one_card": 0,
+    "acceptability": "dealer",
+}
+
+
 def test_bayes_agent_learns_from_a_wrong_declaration():
     """Only red cards on the line: red(card) and same colour agree on every play seen."""
     from agents.bayes import BayesAgent
     from eleusis_lab.agent import Event, GameInfo, Observation
 
-    agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000, noise=1e-4)
+    # the grammar alone and the dealer's test: the one-card language, and rules such as
+    # red(card) and red(last) (no card right after a black one), are more rivals
+    agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]
     agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
     line = [starter]
@@ -451,7 +461,7 @@ def test_bayes_agent_knows_twins_no_play_can_tell_apart():
     from agents.bayes import BayesAgent
     from eleusis_lab.agent import Event, GameInfo, Observation
 
-    agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000, noise=1e-4)
+    agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]
     agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
     hand = tuple(parse_cards("4S 9C JD"))

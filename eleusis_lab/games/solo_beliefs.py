@@ -14,20 +14,22 @@ Example
 >>> record, beliefs = solo_beliefs("suit(card) == suit(last)", agent, seed=1)
 >>> print(format_beliefs(beliefs))
 turn  card  verdict  p     best guess (* = the secret rule)
-   1  4D    wrong    0.96  black(card)
-   2  5S    right    0.99  black(card)
-                           declared: black(card) (wrong)
-   3  QC    wrong      -    (no proposal)
-   4  JH    wrong    0.44 *suit(card) == suit(last)
-   5  10S   right    0.58 *suit(card) == suit(last)
-   6  7S    right    0.64 *suit(card) == suit(last)
-                           declared: suit(card) == suit(last) (correct)
+   1  QC    wrong    0.24  red(card)
+   2  4D    wrong    0.39  red(last)
+   3  5S    right    0.11 *suit(card) == spades
+   4  7S    right    0.15 *suit(card) == spades
+   5  7C    wrong    0.37 *suit(card) == spades
+   6  9H    wrong    0.60 *suit(card) == spades
+   7  10S   right    0.74 *suit(card) == spades
+   8  5D    wrong    0.78 *suit(card) == spades
+                           declared: suit(card) == spades (correct)
 >>> record.score
 23
 
-A declaration is made with the turn's card, before its verdict: the agent declared
-``black(card)`` on turn 2 from what turn 1 had taught it (0.96), and the 5S of that
-same turn refuted it.
+After a spade starter, "only spades" and "the suit of the last card" agree on every
+card to come, so the published judge counts it found. A declaration is made with the
+turn's card, before its verdict: the agent was sure enough (0.74) after turn 7 and
+declared with turn 8's card.
 """
 
 from __future__ import annotations

@@ -27,7 +27,12 @@ from eleusis_lab.games._faults import shorten
 from eleusis_lab.games.solo_record import EXACT, INVALID, SIMULATION
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import Equivalence, equivalent
-from eleusis_lab.rules.reach import TooManyContexts, describe_state, tracked_slots
+from eleusis_lab.rules.reach import (
+    TooManyContexts,
+    context_state,
+    describe_state,
+    tracked_slots,
+)
 
 __all__ = [
     "CONTINUATIONS",
@@ -128,7 +133,7 @@ continuation of the main line')
     # The judgement depends on the context only through the slots the rules read
     # (lengths past 1 are all alike to rules that do not read it): cache on those.
     slots = tracked_slots(sorted({*rule.slots, *declared.slots}))
-    state = _state(slots, context, exact_length="length" in rule.slots + declared.slots)
+    state = context_state(slots, context, "length" in rule.slots + declared.slots)
     key = (rule, declared, slots, state, plays, simulation_games, simulation_seed)
     if key not in _CONTINUATIONS_CACHE:
         if len(_CONTINUATIONS_CACHE) >= _CACHE_SIZE:
@@ -141,13 +146,6 @@ continuation of the main line')
 
 _CACHE_SIZE = 8192
 _CONTINUATIONS_CACHE: dict[tuple, Judgement] = {}
-
-
-def _state(slots: tuple[str, ...], context: Context, exact_length: bool) -> tuple[int, ...]:
-    values = (context.slot(slot) for slot in slots)
-    if exact_length:
-        return tuple(values)
-    return tuple(min(v, 2) if s == "length" else v for s, v in zip(slots, values, strict=True))
 
 
 @functools.lru_cache(maxsize=512)
@@ -233,7 +231,7 @@ under the second
             here = Context(line, verdict)
             found = _first_difference(first, second, here)
             if found is not None:  # described by what the rules read, as the exact judge
-                state = _state(slots, here, exact_length)
+                state = context_state(slots, here, exact_length)
                 return replace(found, context=describe_state(slots, state, exact_length))
             right = np.flatnonzero(first.legal_faces(here))
             if not len(right):

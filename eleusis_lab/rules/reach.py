@@ -127,7 +127,8 @@ def explore(
     if start is None:
         frontier = _start_states(slots)
     else:
-        frontier = np.array([[_slot_value(start, slot, length_cap) for slot in slots]])
+        exact_length = any("length" in rule.slots for rule in rules)
+        frontier = np.array([context_state(slots, start, exact_length)])
     seen = set(_codes(frontier, caps).tolist())
     layer = 0
     while len(frontier):
@@ -154,9 +155,21 @@ def explore(
             )
 
 
-def _slot_value(context: Context, slot: str, length_cap: int) -> int:
-    value = context.slot(slot)
-    return min(value, length_cap) if slot == "length" else value
+def context_state(
+    slots: Sequence[str], context: Context, exact_length: bool = True
+) -> tuple[int, ...]:
+    """The state of ``slots`` in ``context``, as the exploration writes states: without
+    ``exact_length`` (no rule reads it) the length only tells 0, 1 and 2 or more.
+
+    >>> from eleusis_lab.cards import parse_cards
+    >>> line = Context(tuple(parse_cards("3H 7D 9S")), True)
+    >>> context_state(("last", "length"), line), context_state(("length",), line, False)
+    ((47, 3), (2,))
+    """
+    values = (context.slot(slot) for slot in slots)
+    if exact_length:
+        return tuple(values)
+    return tuple(min(v, 2) if s == "length" else v for s, v in zip(slots, values, strict=True))
 
 
 @functools.lru_cache(maxsize=128)

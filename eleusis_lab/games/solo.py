@@ -90,12 +90,12 @@ from eleusis_lab.games.solo_record import (
     NO_STARTER,
     OUT_OF_CARDS,
     SIMULATION,
-    SUCCESS_SCORE,
     TURN_CAP,
     Declaration,
     SoloRecord,
     Tentative,
     format_solo_layout,
+    published_success,
 )
 from eleusis_lab.record import (
     ILLEGAL_CARD,
@@ -145,9 +145,8 @@ ILLEGAL_DECLARATION = "illegal_declaration"
 _FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
 _FAULT_CALLS = ("start_game", "solo_move", "choose_play", "observe", "declare_rule")
 #: The faults that put the first card of the hand in place of the agent's.
-_CARD_FAULTS = {("solo_move", RAISED), ("solo_move", ILLEGAL_CARD)} | {
-    ("choose_play", RAISED),
-    ("choose_play", ILLEGAL_CARD),
+_CARD_FAULTS = {
+    (call, kind) for call in ("solo_move", "choose_play") for kind in (RAISED, ILLEGAL_CARD)
 }
 _LEGAL_FAULTS = {
     ("solo_move", ILLEGAL_CARD),
@@ -513,7 +512,7 @@ else "red(card)"
         score=score,
         floored_score=max(0, score),
         found=found is not None,
-        success=found is not None and score >= SUCCESS_SCORE,
+        success=published_success(found is not None, score),
         faults=tuple(faults),
         tentative=tuple(tentative),
     )
@@ -716,7 +715,7 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
         "score": score,
         "floored_score": max(0, score),
         "found": found is not None,
-        "success": found is not None and score >= SUCCESS_SCORE,
+        "success": published_success(found is not None, score),
     }
     for name, value in expected.items():
         if getattr(rec, name) != value:

@@ -103,6 +103,15 @@ NO_STAKES_CONFIDENCE = 0.5
 SUCCESS_SCORE = 2
 
 
+def published_success(found: bool, score: int) -> bool:
+    """The published benchmark's success: found with a score of at least 2.
+
+    >>> published_success(True, 2), published_success(True, 1), published_success(False, 0)
+    (True, False, False)
+    """
+    return found and score >= SUCCESS_SCORE
+
+
 @dataclass(frozen=True)
 class SoloRecord(JsonRecord):
     """Everything about one solo game: enough to replay, check, score and lay it out.
@@ -283,7 +292,7 @@ class SoloRecord(JsonRecord):
                 score=data["score"],
                 floored_score=data["floored_score"],
                 found=found,
-                success=data["success"] if version > 1 else found and data["score"] >= 2,
+                success=data["success"] if version > 1 else published_success(found, data["score"]),
                 faults=tuple(Fault.from_dict(fault) for fault in data["faults"]),
             )
 

@@ -17,6 +17,8 @@ import numpy as np
 
 from eleusis_lab.cards import CardError, format_cards, parse_cards
 from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games.solo import TIMINGS
+from eleusis_lab.games.solo_judge import JUDGES
 from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_specs
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
@@ -184,13 +186,13 @@ def build_parser() -> argparse.ArgumentParser:
     solo.add_argument("--families", action="store_true", help="also a table per rule family")
     solo.add_argument(
         "--timing",
-        choices=("before_verdict", "after_verdict"),
+        choices=TIMINGS,
         default="before_verdict",
         help="declare with the card, before its verdict (published), or after it",
     )
     solo.add_argument(
         "--judge",
-        choices=("continuations", "reachable"),
+        choices=JUDGES,
         default="continuations",
         help="judge declarations over the continuations of the line (published) or over"
         " every state reachable from an empty line",
@@ -445,9 +447,7 @@ def _bench_solo(args) -> int:
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else []
     if args.rules_file:
-        from eleusis_lab.rules.rule_file import load_rule_file, people_rules
-
-        rules += people_rules() if args.rules_file == "people" else load_rule_file(args.rules_file)
+        rules += _rule_file(args.rules_file)
     config = SoloConfig(timing=args.timing, judge=args.judge)
     games = solo_games(
         names, rules or None, range(args.seeds), progress=True, config=config, beliefs=args.beliefs
@@ -473,10 +473,9 @@ def _bench_calibrate(args) -> int:
 
     from eleusis_lab.bench import format_solo_table, solo_declarations, summarize_solo
     from eleusis_lab.heldout import calibrate_solo
-    from eleusis_lab.rules.rule_file import load_rule_file, people_rules
 
     parse_agent_list(args.agent)
-    rules = people_rules() if args.rules_file == "people" else load_rule_file(args.rules_file)
+    rules = _rule_file(args.rules_file)
     result = calibrate_solo(args.agent, rules, range(args.seeds), args.folds, progress=True)
     games = pd.concat([result.raw, result.heldout], ignore_index=True)
     print(format_solo_table(summarize_solo(games), len(rules), args.seeds))
@@ -493,6 +492,13 @@ def _bench_calibrate(args) -> int:
         result.final.save(args.write, **about)
         print(f"calibration map fitted on all {len(rules)} rules written to {args.write}")
     return 0
+
+
+def _rule_file(source: str):
+    """The entries of a rule file; ``people`` is the packaged corpus of rules people write."""
+    from eleusis_lab.rules.rule_file import load_rule_file, people_rules
+
+    return people_rules() if source == "people" else load_rule_file(source)
 
 
 def _draw_calibration(declarations, path: str) -> None:

@@ -342,8 +342,12 @@ class SoloDeclaring:
         self.declared_now_ = None  # the hypothesis declared after the previous turn
         self.best_trail_: list[float] = []  # the best probability after each turn
         # fitted on solo games, the map says nothing of the other games
-        solo = getattr(info, "game", None) == "solo"
+        solo = self._game() == "solo"
         self.calibration_ = calibration_map(self.calibration, self) if solo else None
+
+    def _game(self) -> str | None:
+        """The game being played (`GameInfo.game`), None before the first."""
+        return getattr(getattr(self, "info_", None), "game", None)
 
     def _stated(self, probability: float) -> float:
         """The confidence stated for a posterior probability: calibrated, when the agent
@@ -568,10 +572,6 @@ class BayesAgent(SoloDeclaring, LearningAgent):
                 self._count(probe, right)
         self.posterior_cache_ = None
         self.candidates_ = None
-
-    def _game(self) -> str | None:
-        info = getattr(self, "info_", None)
-        return info.game if info else None
 
     def _acceptability(self) -> str:
         return resolve_acceptability(self.acceptability, self._game())

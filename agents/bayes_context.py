@@ -341,10 +341,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         for probe, values, right in self.history_:
             self._count(probe, values, right)
 
-    def _game(self) -> str | None:
-        info = getattr(self, "info_", None)
-        return info.game if info else None
-
     def _base_prior(self, whole: bool) -> np.ndarray:
         acceptability = resolve_acceptability(self.acceptability, self._game())
         log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)

@@ -58,12 +58,11 @@ class HeldOutCalibration:
     final: CalibrationMap
 
 
-def fit_on_games(games: pd.DataFrame, column: str = "declarations") -> CalibrationMap:
-    """Fit a map on the tentative rules (or the declarations) of `solo_games` rows that
-    stated a confidence."""
-    stated = solo_declarations(games, column).dropna(subset=["confidence"])
+def fit_on_games(games: pd.DataFrame) -> CalibrationMap:
+    """Fit a map on the declarations of `solo_games` rows that stated a confidence."""
+    stated = solo_declarations(games).dropna(subset=["confidence"])
     if not len(stated):
-        raise ValueError(f"these games stated no confidence in their {column} to fit a map to")
+        raise ValueError("these games declared no confidence to fit a calibration map to")
     return fit_calibration(stated["confidence"], stated["correct"])
 
 
@@ -100,18 +99,12 @@ def calibrate_solo(
         raise ValueError(f"{agent} has no calibration parameter to fit")
     raw = solo_games([base.set_params(calibration=None)], rules, seeds, progress, config)
     raw["agent"] = agent
-    folds = rule_folds(rules, k, fold_seed)
-
-    def play(maps: list[CalibrationMap]) -> pd.DataFrame:
-        played = []
-        for fold, ((_, test), fitted) in enumerate(zip(folds, maps, strict=True)):
-            player = make_agent(agent).set_params(calibration=fitted)
-            games = solo_games([player], test, seeds, progress, config)
-            played.append(games.assign(agent=f"{agent}, held out", fold=fold))
-        return pd.concat(played, ignore_index=True)
-
-    def trained_on(games: pd.DataFrame, entries) -> pd.DataFrame:
-        return games[games["rule"].isin({entry.name for entry in entries})]
-
-    maps = [fit_on_games(trained_on(raw, train)) for train, _ in folds]
-    return HeldOutCalibration(raw, play(maps), maps, fit_on_games(raw))
+    maps, played = [], []
+    for fold, (train, test) in enumerate(rule_folds(rules, k, fold_seed)):
+        fitted = fit_on_games(raw[raw["rule"].isin({entry.name for entry in train})])
+        player = make_agent(agent).set_params(calibration=fitted)
+        games = solo_games([player], test, seeds, progress, config)
+        maps.append(fitted)
+        played.append(games.assign(agent=f"{agent}, held out", fold=fold))
+    heldout = pd.concat(played, ignore_index=True)
+    return HeldOutCalibration(raw, heldout, maps, fit_on_games(raw))

@@ -25,9 +25,9 @@ def test_each_fold_is_played_with_a_map_fitted_without_it(monkeypatch):
     fitted_on = []
     fit = heldout.fit_on_games
 
-    def spy(games, column="declarations"):
+    def spy(games):
         fitted_on.append(set(games["rule"]))
-        return fit(games, column)
+        return fit(games)
 
     monkeypatch.setattr(heldout, "fit_on_games", spy)
     result = heldout.calibrate_solo(AGENT, RULES, seeds=[0], k=3)

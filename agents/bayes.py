@@ -98,6 +98,7 @@ import numpy as np
 
 from agents.one_card_space import OneCardSpace, with_one_card
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
@@ -668,6 +669,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     # -- predicting -----------------------------------------------------------------------
 
+    @limited_threads
     def _said_right(self, probes: np.ndarray) -> np.ndarray:
         """Posterior weight of the hypotheses that say each probe is right."""
         post, table = self._posterior(), self.space_.table
@@ -725,6 +727,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         best = np.flatnonzero(scores >= scores.max() - _TIE)
         return hand[int(best[self.rng_.integers(len(best))])]
 
+    @limited_threads
     def _next_gain(self, context: Context, hand: list[Card]) -> np.ndarray:
         """For each card, the mean information gain of a play after it, if it is right.
 

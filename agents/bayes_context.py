@@ -69,6 +69,7 @@ from agents.bayes import (
 )
 from agents.one_card_space import with_one_card
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
@@ -464,6 +465,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     # -- predicting -----------------------------------------------------------------------
 
+    @limited_threads
     def _right_probabilities(self, context: Context, faces) -> np.ndarray:
         """P(right) of each face in ``context``, mixed over the switches."""
         self._ensure()
@@ -509,6 +511,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         best = np.flatnonzero(scores >= scores.max() - _TIE)
         return hand[int(best[self.rng_.integers(len(best))])]
 
+    @limited_threads
     def _lookahead(self, context: Context, hand: list[Card], p_right: np.ndarray) -> np.ndarray:
         """Bits each card's verdict is expected to tell, plus those of the play it opens.
 

@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from typing import Any
@@ -31,27 +30,14 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
-from threadpoolctl import ThreadpoolController
 
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.blas import blas_threads
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.features import encode
 from eleusis_lab.rules.context import Context
 
 __all__ = ["DecisionTreeAgent", "SklearnAgent"]
-
-
-@functools.cache
-def _thread_pools() -> ThreadpoolController:
-    # Finding the loaded BLAS/OpenMP libraries takes milliseconds: once per process.
-    return ThreadpoolController()
-
-
-def _one_thread():
-    """A context in which BLAS and OpenMP run on one thread."""
-    # The problems are tiny and threads only contend: on a busy 2-core machine a game
-    # of logistic-regression agents ran 20 times slower with the default threads.
-    return _thread_pools().limit(limits=1)
 
 
 class SklearnAgent(LearningAgent):
@@ -180,7 +166,7 @@ class SklearnAgent(LearningAgent):
             if (name == "random_state" or name.endswith("__random_state")) and value is None
         }
         model.set_params(**seeds)
-        with _one_thread():
+        with blas_threads():
             model.fit(np.vstack(self.rows_), np.asarray(self.labels_))
         self.estimator_ = model
         self.right_column_ = int(np.flatnonzero(model.classes_ == 1)[0])
@@ -192,7 +178,7 @@ class SklearnAgent(LearningAgent):
         if self.estimator_ is None:
             rate = (sum(self.labels_) + 1) / (len(self.labels_) + 2)
             return np.full(N_FACES, rate)
-        with _one_thread():
+        with blas_threads():
             probabilities = self.estimator_.predict_proba(encode(context))
         return probabilities[:, self.right_column_]
 

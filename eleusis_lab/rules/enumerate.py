@@ -102,7 +102,6 @@ from eleusis_lab.rules.ast import (
     Num,
     Var,
 )
-from eleusis_lab.rules.complexity import COPY_BITS, elias_gamma_bits
 from eleusis_lab.rules.context import (
     NO_CARD,
     OUTCOME_NONE,
@@ -111,6 +110,7 @@ from eleusis_lab.rules.context import (
     Context,
 )
 from eleusis_lab.rules.evaluate import _PREDICATES_ON_FACE, _PREDICATES_ON_INT
+from eleusis_lab.rules.prior import COPY_BITS, UNIFORM, ProductionPrior, elias_gamma_bits
 from eleusis_lab.rules.rule import Rule
 
 __all__ = [
@@ -127,26 +127,64 @@ __all__ = [
 INT_CONSTANT_NAMES = tuple(name for name, (kind, _) in CONSTANTS.items() if kind == "int")
 CARD_VARIABLES = ("card", "last", "prev")
 
-# Bits of each production, as in eleusis_lab.rules.complexity (tests check they agree).
-_LOG2 = math.log2
-_K_BOOL, _K_INT, _CARD = _LOG2(9), _LOG2(7), _LOG2(3)
-_INT_ATOMS = _LOG2(4)
-_N_INT_CONSTANTS = len(INT_CONSTANT_NAMES)
+
+class _Costs:
+    """The bits of each production the enumerator builds, under a grammar's prior: the
+    same sums as `eleusis_lab.rules.complexity.description_bits` (tests check they agree).
+    """
+
+    def __init__(self, prior: ProductionPrior):
+        self.bits = bits = prior.bits
+        self.int_atom = bits("int", "atom")
+        self.negation = bits("int", "negation")
+        self.conditional = bits("bool", "if")
+
+    def literal(self, value: int) -> float:
+        return self.int_atom + self.bits("int_atom", "literal") + elias_gamma_bits(value + 1)
+
+    def constant(self, name: str) -> float:
+        return self.int_atom + self.bits("int_atom", "constant") + self.bits("constant", name)
+
+    def feature(self, feature: str, card: str) -> float:
+        return self.bits("int", "feature") + self.bits("feature", feature) + self.bits("card", card)
+
+    def bool_atom(self, name: str) -> float:
+        return self.bits("bool", "atom") + self.bits("bool_atom", name)
+
+    def predicate(self, name: str, argument: str) -> float:
+        """A predicate on a card (``argument`` names it) or on a number (``"int"``);
+        the card's own bits included, the number's not."""
+        bits = self.bits("bool", "predicate") + self.bits("predicate", name)
+        if len(PREDICATES[name]) > 1:
+            bits += self.bits("predicate_argument", "int" if argument == "int" else "card")
+        return bits + (self.bits("card", argument) if argument != "int" else 0.0)
+
+    def number_op(self, name: str) -> float:
+        """``+ - *`` or a function (``abs``, ``min``, ``max``)."""
+        point = "arithmetic" if name in ("+", "-", "*") else "function"
+        return self.bits("int", point) + self.bits(point, name)
+
+    def mod(self, modulus: int) -> float:
+        return self.bits("int", "mod") + elias_gamma_bits(modulus)
+
+    def compare(self, op: str) -> float:
+        return self.bits("bool", "compare") + self.bits("compare", op)
+
+    def bool_equality(self, op: str) -> float:
+        return self.bits("bool", "bool_equality") + self.bits("bool_equality", op)
+
+    def logic(self, op: str) -> float:
+        return self.bits("bool", op)
+
+    def set_head(self, size: int, negated: bool) -> float:
+        """``x in {...}`` of ``size`` values, its item and values excluded."""
+        membership = self.bits("in", "not in" if negated else "in")
+        return self.bits("bool", "in") + membership + elias_gamma_bits(size)
 
 
-def _literal_bits(value: int) -> float:
-    return _K_INT + _INT_ATOMS + elias_gamma_bits(value + 1)
-
-
-_CONST_BITS = _K_INT + _INT_ATOMS + _LOG2(_N_INT_CONSTANTS)
-_BOOL_ATOM_BITS = _K_BOOL + _LOG2(4)
-_FEATURE_BITS = _K_INT + _LOG2(len(INT_FEATURES)) + _CARD
-_ARITH_BITS = _K_INT + _LOG2(3)  # + - * and abs/min/max: one of 3 each
-_COMPARE_BITS = _K_BOOL + _LOG2(len(COMPARISONS))
-
-
-def _predicate_bits(name: str) -> float:
-    return _K_BOOL + _LOG2(len(PREDICATES)) + (1 if len(PREDICATES[name]) > 1 else 0)
+@functools.cache
+def _costs(prior: ProductionPrior) -> _Costs:
+    return _Costs(prior)
 
 
 # -- grammars -------------------------------------------------------------------------
@@ -229,6 +267,7 @@ class Grammar:
     conditionals: bool = True
     set_sizes: tuple[int, ...] = ()
     copies: bool = False
+    prior: ProductionPrior = UNIFORM
 
     def __post_init__(self) -> None:
         for f in fields(self):  # lists would make the grammar unhashable
@@ -262,6 +301,8 @@ class Grammar:
     def digest(self) -> str:
         """A short hash of the grammar's content (not its name), for cache keys."""
         content = {k: v for k, v in asdict(self).items() if k != "name"}
+        if self.prior.is_uniform:  # the hand-set prior keeps the keys it always had
+            del content["prior"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -414,6 +455,7 @@ _INT_UFUNC = {
     I_MIN: np.minimum,
     I_MAX: np.maximum,
 }
+_BEQ_OPS = ("==", "!=")  # the arg of B_BEQ
 _CMP_OPS = ("==", "!=", "<", "<=")  # > and >= are < and <= with the operands swapped
 _CMP_UFUNC = (np.equal, np.not_equal, np.less, np.less_equal)
 
@@ -530,18 +572,19 @@ class _Store:
 @functools.cache
 def _set_table(grammar: Grammar) -> tuple[list, np.ndarray, dict[int, Node]]:
     """The literal sets of ``x in {...}`` (values, negated), their bits, and value nodes."""
-    best = {v: (_literal_bits(v), Num(v)) for v in grammar.numbers}
+    costs = _costs(grammar.prior)
+    best = {v: (costs.literal(v), Num(v)) for v in grammar.numbers}
     for name in grammar.constants:  # a named constant can be cheaper than the literal
         value = CONSTANTS[name][1]
-        if value not in best or best[value][0] > _CONST_BITS:
-            best[value] = (_CONST_BITS, Const(name))
+        if value not in best or best[value][0] > costs.constant(name):
+            best[value] = (costs.constant(name), Const(name))
     sets, bits = [], []
     for size in grammar.set_sizes:
         for values in itertools.combinations(sorted(v for v in best if v < 63), size):
-            cost = _K_BOOL + 1 + elias_gamma_bits(size) + sum(best[v][0] for v in values)
+            items = sum(best[v][0] for v in values)
             for negated in (False, True):
                 sets.append((values, negated))
-                bits.append(cost)
+                bits.append(costs.set_head(size, negated) + items)
     order = np.argsort(bits, kind="stable")
     set_bits = np.array(bits, dtype=float)[order] if sets else np.zeros(0)
     return [sets[i] for i in order], set_bits, {v: node for v, (_, node) in best.items()}
@@ -552,6 +595,7 @@ class _Enumerator:
 
     def __init__(self, grammar: Grammar, progress: Callable[[str], None] | None = None):
         self.grammar = g = grammar
+        self.costs = _costs(grammar.prior)
         self.progress = progress
         self.slots, self.contexts = _contexts(g)
         n_ctx = len(self.contexts)
@@ -588,29 +632,32 @@ class _Enumerator:
     # -- leaves ---------------------------------------------------------------------
 
     def _setup_leaves(self) -> None:
-        g = self.grammar
+        g, costs = self.grammar, self.costs
         ops, args, a, bits = [], [], [], []
         for value in g.numbers:
-            ops.append(I_LIT), args.append(value), a.append(-1), bits.append(_literal_bits(value))
+            ops.append(I_LIT), args.append(value), a.append(-1), bits.append(costs.literal(value))
         for i, name in enumerate(INT_CONSTANT_NAMES):
             if name in g.constants:
-                ops.append(I_CONST), args.append(i), a.append(-1), bits.append(_CONST_BITS)
+                ops.append(I_CONST), args.append(i), a.append(-1)
+                bits.append(costs.constant(name))
         for fi, feature in enumerate(INT_FEATURES):
             if feature in g.features:
                 for ci, card in enumerate(CARD_VARIABLES):
                     if card in g.cards:
                         ops.append(I_FEAT), args.append(fi), a.append(ci)
-                        bits.append(_FEATURE_BITS)
+                        bits.append(costs.feature(feature, card))
         self.int_leaves = (np.array(ops), np.array(args), np.array(a), np.array(bits))
-        ops, args, a, bits = [B_TRUE, B_FALSE], [0, 0], [-1, -1], [_BOOL_ATOM_BITS] * 2
+        ops, args, a = [B_TRUE, B_FALSE], [0, 0], [-1, -1]
+        bits = [costs.bool_atom("true"), costs.bool_atom("false")]
         if g.last_play_right:
-            ops.append(B_LPR), args.append(0), a.append(-1), bits.append(_BOOL_ATOM_BITS)
+            ops.append(B_LPR), args.append(0), a.append(-1)
+            bits.append(costs.bool_atom("last_play_right"))
         for pi, name in enumerate(PREDICATES):
             if name in g.predicates:
                 for ci, card in enumerate(CARD_VARIABLES):
                     if card in g.cards:
                         ops.append(B_PRED_CARD), args.append(pi), a.append(ci)
-                        bits.append(_predicate_bits(name) + _CARD)
+                        bits.append(costs.predicate(name, card))
         self.bool_leaves = (np.array(ops), np.array(args), np.array(a), np.array(bits))
 
     def _setup_sets(self) -> None:
@@ -799,7 +846,7 @@ class _Enumerator:
 
     def candidates(self, band: int) -> Iterator[_Batch]:
         lo, hi = band, band + 1
-        g = self.grammar
+        g, costs = self.grammar, self.costs
         ints, bools = self.ints, self.bools
         yield from self._leaves("int", self.int_leaves, lo, hi)
         yield from self._leaves("bool", self.bool_leaves, lo, hi)
@@ -807,19 +854,21 @@ class _Enumerator:
         for name in g.arithmetic + g.functions:
             op = _INT_BINARY.get(name)
             if name == "abs":
-                yield from self._unary("int", I_ABS, ints, _ARITH_BITS, 0, lo, hi)
+                yield from self._unary("int", I_ABS, ints, costs.number_op(name), 0, lo, hi)
                 continue
             mode = {"+": "le", "*": "le", "-": "ne"}.get(name, "lt")
             mirrored = 2.0 if mode != "ne" else 1.0
-            yield from self._binary("int", op, ints, ints, _ARITH_BITS, 0, mode, mirrored, lo, hi)
+            cost = costs.number_op(name)
+            yield from self._binary("int", op, ints, ints, cost, 0, mode, mirrored, lo, hi)
         for m in g.moduli:
-            yield from self._unary("int", I_MOD, ints, _K_INT + elias_gamma_bits(m), m, lo, hi)
+            yield from self._unary("int", I_MOD, ints, costs.mod(m), m, lo, hi)
         if g.negation:
-            yield from self._unary("int", I_NEG, ints, _K_INT, 0, lo, hi)
+            yield from self._unary("int", I_NEG, ints, costs.negation, 0, lo, hi)
         # true/false from numbers
         for name in g.int_predicates:
             pi = list(PREDICATES).index(name)
-            yield from self._unary("bool", B_PRED_INT, ints, _predicate_bits(name), pi, lo, hi)
+            cost = costs.predicate(name, "int")
+            yield from self._unary("bool", B_PRED_INT, ints, cost, pi, lo, hi)
         wanted = set(g.comparisons)
         for ci, name in enumerate(_CMP_OPS):
             mirror = {"<": ">", "<=": ">="}.get(name)
@@ -828,28 +877,28 @@ class _Enumerator:
             mode = "lt" if name in ("==", "!=") else "ne"
             # a > b is b < a: the same behaviour and bits, counted twice when both exist
             both = name in ("==", "!=") or (name in wanted and mirror in wanted)
-            yield from self._binary(
-                "bool", B_CMP, ints, ints, _COMPARE_BITS, ci, mode, 2.0 if both else 1.0, lo, hi
-            )
+            twice = 2.0 if both else 1.0
+            cost = costs.compare(name)
+            yield from self._binary("bool", B_CMP, ints, ints, cost, ci, mode, twice, lo, hi)
         if g.copies:
             yield from self._copies(lo, hi)
         if len(self.sets):
             yield from self._sets(lo, hi)
         # true/false from true/false
         if "not" in g.logic:
-            yield from self._unary("bool", B_NOT, bools, _K_BOOL, 0, lo, hi)
+            yield from self._unary("bool", B_NOT, bools, costs.logic("not"), 0, lo, hi)
         # and/or read left to right: without undefined values they commute
         logic_mode, logic_twice = ("ne", 1.0) if self.bool_undef else ("lt", 2.0)
         for name, op in (("and", B_AND), ("or", B_OR)):
             if name in g.logic:
+                cost = costs.logic(name)
                 yield from self._binary(
-                    "bool", op, bools, bools, _K_BOOL, 0, logic_mode, logic_twice, lo, hi
+                    "bool", op, bools, bools, cost, 0, logic_mode, logic_twice, lo, hi
                 )
         if g.bool_equality:
-            for arg in (0, 1):
-                yield from self._binary(
-                    "bool", B_BEQ, bools, bools, _K_BOOL + 1, arg, "lt", 2.0, lo, hi
-                )
+            for arg, name in enumerate(_BEQ_OPS):
+                cost = costs.bool_equality(name)
+                yield from self._binary("bool", B_BEQ, bools, bools, cost, arg, "lt", 2.0, lo, hi)
         if g.conditionals:
             yield from self._conditionals(lo, hi)
 
@@ -880,11 +929,19 @@ class _Enumerator:
         As `_binary` on the feature reads (predicate reads), but the right operand costs
         `COPY_BITS`: these formulas come earlier, and their mass adds to the behaviour's.
         """
-        g = self.grammar
+        g, costs = self.grammar, self.costs
         ints, bools = self.ints, self.bools
         # (kind, operands, op, arg, cost, symmetric, mass factor), as in `candidates`
         productions = [
-            ("int", ints, _INT_BINARY[name], 0, _ARITH_BITS, name == "+", 1.0 + (name == "+"))
+            (
+                "int",
+                ints,
+                _INT_BINARY[name],
+                0,
+                costs.number_op(name),
+                name == "+",
+                1.0 + (name == "+"),
+            )
             for name in ("+", "-")
             if name in g.arithmetic
         ]
@@ -893,10 +950,13 @@ class _Enumerator:
             if name in g.comparisons or mirror in g.comparisons:
                 both = mirror is None or (name in g.comparisons and mirror in g.comparisons)
                 productions.append(
-                    ("bool", ints, B_CMP, ci, _COMPARE_BITS, mirror is None, 1.0 + both)
+                    ("bool", ints, B_CMP, ci, costs.compare(name), mirror is None, 1.0 + both)
                 )
         if g.bool_equality:
-            productions += [("bool", bools, B_BEQ, arg, _K_BOOL + 1, True, 2.0) for arg in (0, 1)]
+            productions += [
+                ("bool", bools, B_BEQ, arg, costs.bool_equality(name), True, 2.0)
+                for arg, name in enumerate(_BEQ_OPS)
+            ]
         pairs = {ints: _copy_pairs(ints, I_FEAT), bools: _copy_pairs(bools, B_PRED_CARD)}
         for kind, store, op, arg, cost, symmetric, factor in productions:
             left, right = pairs[store]
@@ -936,7 +996,7 @@ class _Enumerator:
         bits = bools.bits
         if not len(bits):
             return
-        cost = _K_BOOL
+        cost = self.costs.conditional
         # One band of conditions at a time: then+else must fall in a window two bits wide.
         top = int(np.floor(bits[-1] + _EPS))
         for cond_band in range(int(np.floor(bits[0] + _EPS)), top + 1):
@@ -988,9 +1048,12 @@ class _Enumerator:
     def _exhausted_after(self) -> float:
         """A band past which nothing new can appear: every one-step composite of the
         stored expressions (at most three children) costs less, and all were tried."""
-        g = self.grammar
-        own = [_ARITH_BITS, _COMPARE_BITS, _K_BOOL + 1, _predicate_bits("odd") + _CARD]
-        own += [_K_INT + elias_gamma_bits(m) for m in g.moduli]
+        g, costs = self.grammar, self.costs
+        own = [costs.number_op(name) for name in g.arithmetic + g.functions]
+        own += [costs.compare(op) for op in _CMP_OPS] + [costs.bool_equality(op) for op in _BEQ_OPS]
+        own += [costs.logic(op) for op in ("and", "or", "not")] + [costs.conditional]
+        own += [costs.predicate(name, "int") for name in g.int_predicates] + [costs.negation]
+        own += [costs.mod(m) for m in g.moduli]
         own += list(self.set_bits[-1:])
         widest = max(self.ints.bits[-1:].max(initial=0), self.bools.bits[-1:].max(initial=0))
         return max(own) + 3 * widest + 1

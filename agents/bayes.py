@@ -91,6 +91,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -105,6 +106,7 @@ from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, get_grammar
+from eleusis_lab.rules.prior import ProductionPrior, get_prior
 
 __all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
 
@@ -140,9 +142,18 @@ def _entropy(p: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
+def agent_grammar(agent) -> Grammar:
+    """The grammar of a Bayesian agent, priced by its production prior.
+
+    >>> agent_grammar(BayesAgent(productions="people")).prior.name
+    'people'
+    """
+    return dataclasses.replace(get_grammar(agent.grammar), prior=get_prior(agent.productions))
+
+
 def check_model_params(agent) -> None:
     """Check the parameters of the model a Bayesian agent shares with `BayesAgent`."""
-    get_grammar(agent.grammar)  # raises on an unknown preset
+    agent_grammar(agent)  # raises on an unknown preset or production prior
     if not 0 < agent.noise < 0.5:
         raise ValueError(f"noise must be in (0, 0.5), got {agent.noise!r}")
     if not 0 <= agent.fallback < 1:
@@ -466,6 +477,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Weight of the information gain in the ``"mix"`` policy, in [0, 1].
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over hypotheses.
+    productions : str or ProductionPrior
+        What each production of the grammar costs in that prior's bits
+        (`eleusis_lab.rules.prior.get_prior`): ``"hand-set"`` (the default), every
+        alternative of a choice equally likely; ``"people"``, the probabilities fitted
+        on the rules people write (``eleusis-lab bench prior``); or a path to a prior.
     unacceptable : float
         Factor on the prior of hypotheses the game's rule cannot be, in [0, 1]: 0 rules
         them out, 1 ignores the test.
@@ -514,6 +530,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         mix: float = 0.5,
         prior: str = "bits",
+        productions: str | ProductionPrior = "hand-set",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
         one_card: float | str = "auto",
@@ -527,6 +544,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.policy = policy
         self.mix = mix
         self.prior = prior
+        self.productions = productions
         self.unacceptable = unacceptable
         self.acceptability = acceptability
         self.one_card = one_card
@@ -554,7 +572,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     def _load_space(self) -> None:
         """Attach the (cached) space and rebuild the counts from ``history_``."""
-        space = build_space(self.grammar, self.max_hypotheses)
+        space = build_space(agent_grammar(self), self.max_hypotheses)
         space = with_one_card(space, resolve_one_card(self.one_card, self._game()))
         self.space_ = space
         n = len(space)

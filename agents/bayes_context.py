@@ -62,6 +62,7 @@ import numpy as np
 from agents.bayes import (
     SoloDeclaring,
     _entropy,
+    agent_grammar,
     base_log_prior,
     check_model_params,
     resolve_acceptability,
@@ -74,6 +75,7 @@ from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import Grammar, build_space
+from eleusis_lab.rules.prior import ProductionPrior
 
 __all__ = ["SWITCHES", "ContextBayesAgent", "Switch"]
 
@@ -220,6 +222,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         ``"auto"``: lookahead in solo, greedy elsewhere.
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over the base space (see `BayesAgent`).
+    productions : str or ProductionPrior
+        What the base grammar's productions cost (see `BayesAgent`).
     unacceptable : float
         Factor on the prior of base rules the game's rule cannot be (see `BayesAgent`).
     one_card : float or "auto"
@@ -258,6 +262,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         switches: tuple[str, ...] | None = None,
         policy: str = "auto",
         prior: str = "bits",
+        productions: str | ProductionPrior = "hand-set",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
         one_card: float | str = "auto",
@@ -272,6 +277,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.switches = switches
         self.policy = policy
         self.prior = prior
+        self.productions = productions
         self.unacceptable = unacceptable
         self.acceptability = acceptability
         self.one_card = one_card
@@ -304,7 +310,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
-        base = build_space(self.grammar, self.max_hypotheses)
+        base = build_space(agent_grammar(self), self.max_hypotheses)
         self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._game()))
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule

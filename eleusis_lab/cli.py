@@ -220,6 +220,26 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--plot", metavar="PNG", help="draw the curves, raw and held out")
     calibrate.add_argument("--write", metavar="PATH", help="save the map fitted on every rule")
     calibrate.set_defaults(run=_bench_calibrate)
+    prior = bench.add_parser(
+        "prior",
+        help="fit the production prior on folds of rules, play the held-out rules with it",
+    )
+    prior.add_argument("--agent", default="bayes", help="one agent spec with productions")
+    prior.add_argument(
+        "--rules-file", default="people", metavar="PATH", help="a rule file (default: people)"
+    )
+    prior.add_argument("--seeds", type=int, default=2, help="seeds per rule")
+    prior.add_argument("--folds", type=int, default=5, help="folds by rule (k)")
+    prior.add_argument(
+        "--split",
+        choices=("rules", "families"),
+        default="rules",
+        help="k folds by rule, or leave one family out (default: rules)",
+    )
+    prior.add_argument(
+        "--write", metavar="PATH", help="save the prior fitted on the catalog and every rule"
+    )
+    prior.set_defaults(run=_bench_prior)
     runner = bench.add_parser("run", help="an experiment with 1 and 2 workers: speed-up, overhead")
     runner.add_argument("spec", help="an experiment spec (TOML)")
     runner.add_argument("--games", type=int, help="games per cell instead of the spec's")
@@ -491,6 +511,27 @@ def _bench_calibrate(args) -> int:
         }
         result.final.save(args.write, **about)
         print(f"calibration map fitted on all {len(rules)} rules written to {args.write}")
+    return 0
+
+
+def _bench_prior(args) -> int:
+    import pandas as pd
+
+    from eleusis_lab.bench import format_solo_table, summarize_solo
+    from eleusis_lab.heldout import heldout_prior
+
+    parse_agent_list(args.agent)
+    rules = _rule_file(args.rules_file)
+    result = heldout_prior(
+        args.agent, rules, range(args.seeds), args.folds, args.split, progress=True
+    )
+    games = pd.concat([result.handset, result.heldout], ignore_index=True)
+    print(format_solo_table(summarize_solo(games), len(rules), args.seeds))
+    by_family = summarize_solo(games, ["agent", "family"])
+    print(format_solo_table(by_family, len(rules), args.seeds).split("\n", 1)[1])
+    if args.write:
+        result.final.save(args.write)
+        print(f"production prior fitted on the catalog and {len(rules)} rules: {args.write}")
     return 0
 
 

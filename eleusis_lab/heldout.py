@@ -1,4 +1,5 @@
-"""Held out: a solo learner's confidence calibrated on rules it has not seen.
+"""Held out: a solo learner's confidence calibrated, and its prior fitted, on rules it has
+not seen.
 
 A Bayesian agent's posterior probability is not the probability that its best guess is
 the secret rule: the rule may lie outside its language, or the prior may be off. Fitted
@@ -37,9 +38,18 @@ import pandas as pd
 from eleusis_lab.bench import solo_declarations, solo_games
 from eleusis_lab.calibration import CalibrationMap, fit_calibration
 from eleusis_lab.registry import make_agent
-from eleusis_lab.rules.rule_file import RuleEntry, rule_folds
+from eleusis_lab.rules.catalog import catalog
+from eleusis_lab.rules.prior import ProductionPrior, fit_prior
+from eleusis_lab.rules.rule_file import RuleEntry, family_folds, rule_folds
 
-__all__ = ["HeldOutCalibration", "calibrate_solo", "fit_on_games"]
+__all__ = [
+    "HeldOutCalibration",
+    "HeldOutPrior",
+    "calibrate_solo",
+    "fit_on_games",
+    "fit_people_prior",
+    "heldout_prior",
+]
 
 
 @dataclass
@@ -108,3 +118,92 @@ def calibrate_solo(
         played.append(games.assign(agent=f"{agent}, held out", fold=fold))
     heldout = pd.concat(played, ignore_index=True)
     return HeldOutCalibration(raw, heldout, maps, fit_on_games(raw))
+
+
+# -- a production prior fitted on folds ----------------------------------------------------
+
+
+@dataclass
+class HeldOutPrior:
+    """What `heldout_prior` measured.
+
+    ``handset``: the `eleusis_lab.bench.solo_games` table of the agent with the hand-set
+    prior, every rule; ``heldout``: every rule played with the prior fitted without it
+    (column ``fold``: the fold, or the family left out); ``priors``: the prior of each
+    fold; ``final``: the prior to ship, fitted on the catalog and every rule.
+    """
+
+    handset: pd.DataFrame
+    heldout: pd.DataFrame
+    priors: list[ProductionPrior]
+    final: ProductionPrior
+
+
+def fit_people_prior(
+    rules: Sequence[RuleEntry], smoothing: float = 1.0, name: str = "people"
+) -> ProductionPrior:
+    """The production prior of ``rules`` and the catalog's rules (those written as one of
+    ``rules`` excepted: a held-out rule is never fitted through the catalog).
+
+    >>> from eleusis_lab.rules.rule_file import people_rules
+    >>> prior = fit_people_prior(people_rules())
+    >>> prior.bits("card", "card") < prior.bits("card", "last") < prior.bits("card", "prev")
+    True
+    """
+    return fit_prior(_with_catalog(rules), smoothing, name)
+
+
+def _with_catalog(rules: Sequence[RuleEntry], leave_out: Sequence[RuleEntry] = ()) -> list:
+    kept = [entry.rule for entry in rules]
+    unseen = {entry.rule.text for entry in (*rules, *leave_out)}
+    return kept + [entry.rule for entry in catalog() if entry.rule.text not in unseen]
+
+
+def heldout_prior(
+    agent: str,
+    rules: Sequence[RuleEntry],
+    seeds: Sequence[int] = (0, 1),
+    k: int = 5,
+    split: str = "rules",
+    fold_seed: int = 0,
+    smoothing: float = 1.0,
+    progress: bool = False,
+    config=None,
+) -> HeldOutPrior:
+    """Fit a production prior on folds of ``rules`` and play each held-out fold with it.
+
+    Every fold's prior is fitted on the catalog and the other folds' rules, never on a
+    rule of its test fold (`fit_people_prior`). ``split``: ``"rules"`` for k-fold by
+    rule stratified by family (`eleusis_lab.rules.rule_file.rule_folds`), ``"families"``
+    to leave one family out (`eleusis_lab.rules.rule_file.family_folds`). The agent
+    (a spec with a ``productions`` parameter) plays every rule with the hand-set prior
+    too, on the same seeds, for the comparison.
+
+    >>> from eleusis_lab.rules.rule_file import RuleEntry
+    >>> rules = [RuleEntry(f"r{i}", text, family) for i, (text, family) in enumerate([
+    ...     ("red(card)", "one card"), ("black(card)", "one card"),
+    ...     ("suit(card) == suit(last)", "last card"),
+    ...     ("color(card) != color(last)", "last card")])]
+    >>> agent = "bayes(grammar=colours_suits, max_hypotheses=1000)"
+    >>> result = heldout_prior(agent, rules, seeds=[0], k=2)
+    >>> len(result.handset), len(result.heldout), len(result.priors)
+    (4, 4, 2)
+    """
+    if "productions" not in make_agent(agent).get_params():
+        raise ValueError(f"{agent} has no productions parameter to fit")
+    if split not in ("rules", "families"):
+        raise ValueError(f"split must be 'rules' or 'families', got {split!r}")
+    handset = solo_games([agent], rules, seeds, progress, config)
+    if split == "rules":
+        folds = list(enumerate(rule_folds(rules, k, fold_seed)))
+    else:
+        folds = [(family, (train, test)) for family, train, test in family_folds(rules)]
+    priors, played = [], []
+    for fold, (train, test) in folds:
+        prior = fit_prior(_with_catalog(train, leave_out=test), smoothing, f"fold {fold}")
+        player = make_agent(agent).set_params(productions=prior)
+        games = solo_games([player], test, seeds, progress, config)
+        priors.append(prior)
+        played.append(games.assign(agent=f"{agent}, fitted prior", fold=fold))
+    heldout = pd.concat(played, ignore_index=True)
+    return HeldOutPrior(handset, heldout, priors, fit_people_prior(rules, smoothing))

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from eleusis_lab.cli import main
+from eleusis_lab.rules.prior import load_prior
 
 
 def run(capsys, *argv):
@@ -323,3 +324,28 @@ def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
         capsys, "bench", "calibrate", "--agent", "random", "--rules-file", str(rules)
     )
     assert code == 2 and "no calibration parameter" in err
+
+
+def test_bench_prior_fits_on_folds_and_writes_the_prior(capsys, tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        "".join(
+            f'[[rule]]\nname = "r{i}"\ntext = "{text}"\nfamily = "{family}"\n'
+            for i, (text, family) in enumerate(
+                [
+                    ("red(card)", "one card"),
+                    ("black(card)", "one card"),
+                    ("color(card) != color(last)", "last card"),
+                    ("suit(card) == suit(last)", "last card"),
+                ]
+            )
+        )
+    )
+    agent = "bayes(grammar=colours_suits, max_hypotheses=1000)"
+    written = tmp_path / "prior.json"
+    argv = ["bench", "prior", "--agent", agent, "--rules-file", str(rules), "--seeds", "1"]
+    code, out, _ = run(capsys, *argv, "--folds", "2", "--write", str(written))
+    assert code == 0 and f"{agent}, fitted prior" in out
+    assert load_prior(written).name == "people"
+    code, _, err = run(capsys, "bench", "prior", "--agent", "random", "--rules-file", str(rules))
+    assert code == 2 and "no productions parameter" in err

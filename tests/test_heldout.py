@@ -49,3 +49,33 @@ def test_each_fold_is_played_with_a_map_fitted_without_it(monkeypatch):
 def test_an_agent_without_calibration_is_refused():
     with pytest.raises(ValueError, match="no calibration parameter"):
         heldout.calibrate_solo("random", RULES, seeds=[0], k=3)
+
+
+def test_each_fold_is_played_with_a_prior_fitted_without_its_rules(monkeypatch):
+    fitted_on = []
+    fit = heldout.fit_prior
+
+    def spy(rules, smoothing, name):
+        fitted_on.append({rule.text for rule in rules})
+        return fit(rules, smoothing, name)
+
+    monkeypatch.setattr(heldout, "fit_prior", spy)
+    result = heldout.heldout_prior(AGENT, RULES, seeds=[0], k=3)
+    tests = [{entry.rule.text for entry in test} for _, test in rule_folds(RULES, 3)]
+    for seen, test in zip(fitted_on[:3], tests, strict=True):
+        assert seen and not seen & test  # neither the corpus nor the catalog leaks them
+    assert {entry.rule.text for entry in RULES} <= fitted_on[3]  # the prior to ship
+    assert sorted(result.heldout["rule"]) == sorted(result.handset["rule"])
+    played = result.heldout.groupby("fold")["rule"].apply(set).tolist()
+    assert played == [{entry.name for entry in test} for _, test in rule_folds(RULES, 3)]
+
+
+def test_leaving_one_family_out_fits_on_the_other_families():
+    result = heldout.heldout_prior(AGENT, RULES, seeds=[0], split="families")
+    assert set(result.heldout["fold"]) == {"one card", "last card"}
+    one_card = result.priors[sorted({e.family for e in RULES}).index("one card")]
+    # fitted without red(card), black(card), odd(card): no predicate was seen but the
+    # catalog's, so red is no cheaper than in the prior fitted with them
+    assert one_card.bits("predicate", "red") >= result.final.bits("predicate", "red")
+    with pytest.raises(ValueError, match="split"):
+        heldout.heldout_prior(AGENT, RULES, seeds=[0], split="seeds")

@@ -66,6 +66,7 @@ __all__ = [
     "count_productions",
     "elias_gamma_bits",
     "fit_prior",
+    "get_prior",
     "is_copy",
     "load_prior",
     "productions",
@@ -117,7 +118,7 @@ class ProductionPrior:
     2.0
     """
 
-    name: str = "uniform"
+    name: str = "hand-set"
     probabilities: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
     def __post_init__(self) -> None:
@@ -179,13 +180,45 @@ class ProductionPrior:
         """The prior as plain data (`load_prior` reads it back)."""
         return {"name": self.name, "probabilities": dict(self.probabilities)}
 
+    def save(self, path: str | Path) -> None:
+        """Write the prior as JSON (`load_prior` reads it back)."""
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
 
-UNIFORM = ProductionPrior()
+
+UNIFORM = ProductionPrior("hand-set")
+
+#: Fitted priors shipped with the toolkit, by name (``rules/priors/NAME.json``).
+PRIORS_DIR = Path(__file__).parent / "priors"
+
+
+def get_prior(spec: str | Path | ProductionPrior) -> ProductionPrior:
+    """A prior by name (``"hand-set"``, or a fitted prior shipped in `PRIORS_DIR`, such
+    as ``"people"``), a path to a prior's JSON, or the prior itself.
+
+    >>> get_prior("hand-set") is UNIFORM
+    True
+    >>> get_prior("people").name
+    'people'
+    """
+    if isinstance(spec, ProductionPrior):
+        return spec
+    if spec == UNIFORM.name:
+        return UNIFORM
+    shipped = PRIORS_DIR / f"{spec}.json"
+    if isinstance(spec, str) and shipped.is_file():
+        return load_prior(shipped)
+    if Path(spec).is_file():
+        return load_prior(spec)
+    names = [UNIFORM.name, *sorted(path.stem for path in PRIORS_DIR.glob("*.json"))]
+    raise ValueError(f"unknown production prior {spec!r}: give a path or one of {', '.join(names)}")
 
 
 def load_prior(source: str | Path | dict) -> ProductionPrior:
     """A prior from a JSON file written with `ProductionPrior.to_json`, or its data."""
-    data = source if isinstance(source, dict) else json.loads(Path(source).read_text())
+    try:
+        data = source if isinstance(source, dict) else json.loads(Path(source).read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read a production prior from {source}: {error}") from None
     try:
         probabilities = tuple(
             (point, tuple(float(p) for p in values))

@@ -84,6 +84,28 @@ _LIVE = 1e-6  # switches below this posterior are left out of predictions
 _LEADING = 1e-3  # switches below this are left out of the lookahead and the proposals
 _LOOKAHEAD = 128  # most probable hypotheses per cell the lookahead conditions on
 _ALTERNATIVES = 4  # runner-up rules per cell tried when the best ones were refuted
+_TOP_THRESHOLDS = (1e-3, 1e-5, 1e-7, 1e-9)  # tried in turn by `_most_probable`
+
+
+def _most_probable(posterior: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the ``k`` largest values, largest first (ties: lowest index first).
+
+    A posterior is concentrated: the values above a small threshold are few, and when
+    there are at least ``k`` of them the ``k`` largest are among them, so only those are
+    sorted (a selection over all 156,313 values took 6 ms, more than half of a game).
+
+    >>> _most_probable(np.array([0.1, 0.4, 0.1, 0.4]), 3).tolist()
+    [1, 3, 0]
+    """
+    k = min(k, len(posterior))
+    for threshold in _TOP_THRESHOLDS:
+        candidates = np.flatnonzero(posterior > threshold)
+        if len(candidates) >= k:
+            break
+    else:
+        candidates = np.arange(len(posterior))
+    order = np.lexsort((candidates, -posterior[candidates]))
+    return candidates[order[:k]]
 
 
 @dataclass(frozen=True)
@@ -345,6 +367,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.tops_ = {}  # (cell, k) -> the k most probable rules of the cell, best first
         self.behaviours_ = None  # `_behaviours`, until the next play or refutation
         self.canonical_ = {}  # switched key -> plain key of the same behaviour
+        self.values_on_last_: dict[int, np.ndarray] = {}
         for probe, values, right in self.history_:
             self._count(probe, values, right)
 
@@ -446,9 +469,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         """The ``k`` most probable rules of a cell, most probable first."""
         key = (self._prior_key(cell), k)
         if key not in self.tops_:
-            posterior = self._cell(cell)[1]
-            top = np.argpartition(-posterior, k - 1)[:k]
-            self.tops_[key] = top[np.argsort(-posterior[top], kind="stable")]
+            self.tops_[key] = _most_probable(self._cell(cell)[1], k)
         return self.tops_[key]
 
     def _switch_posterior(self) -> tuple[np.ndarray, float]:
@@ -492,10 +513,13 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             cell = self.first_cell_[s] + values[s]
             cells.setdefault(self._prior_key(cell), [cell, 0.0])[1] += weights[s]
         rows = np.unpackbits(self.space_.table[index * N_FACES + faces], axis=1, bitorder="little")
-        posteriors = np.stack([self._cell(cell)[1] for cell, _ in cells.values()], 1)
-        said = np.clip(rows[:, : len(self.space_)].astype(np.float32) @ posteriors, 0.0, 1.0)
-        right = (1 - self.noise) * said + self.noise * (1 - said)
-        return mixed + right @ np.array([weight for _, weight in cells.values()])
+        # P(right) is linear in each cell's posterior: mix the posteriors, then one product
+        mixture, total = np.zeros(len(self.space_), np.float32), 0.0
+        for cell, weight in cells.values():
+            mixture += np.float32(weight) * self._cell(cell)[1]
+            total += weight
+        said = np.clip(rows[:, : len(self.space_)].astype(np.float32) @ mixture, 0.0, total)
+        return mixed + (1 - self.noise) * said + self.noise * (total - said)
 
     def predict_faces(self, context: Context) -> np.ndarray:
         """Probability that each of the 52 faces is right in ``context``."""
@@ -629,12 +653,19 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         if s == 0 or self.switches_[s].reads != "last" or self.space_.slots != ("last",):
             return key
         if key not in self.canonical_:
-            last = self.space_.contexts[:, 0]
-            values = np.array([self.switches_[s].value(Context((face_card(f),))) for f in last])
+            values = self._values_on_last(s)
             verdicts = np.stack([self.space_.verdicts(h) for h in rules])
             index = self.space_.index_of_verdicts(verdicts[values, np.arange(len(values))])
             self.canonical_[key] = key if index is None else (0, (index,))
         return self.canonical_[key]
+
+    def _values_on_last(self, s: int) -> np.ndarray:
+        """The value of switch ``s`` after each last card of the base space's contexts."""
+        if s not in self.values_on_last_:
+            switch, lasts = self.switches_[s], self.space_.contexts[:, 0]
+            values = [switch.value(Context((face_card(f),))) for f in lasts]
+            self.values_on_last_[s] = np.array(values)
+        return self.values_on_last_[s]
 
     def _behaviours(self) -> dict[tuple, tuple[float, tuple]]:
         """The candidate behaviours not refuted: key -> (probability, one of its keys)."""

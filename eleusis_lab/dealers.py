@@ -75,6 +75,7 @@ from eleusis_lab.rules.complexity import Complexity, complexity
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE
 from eleusis_lab.rules.enumerate import DEFAULT_GRAMMAR, GRAMMARS, Grammar, build_space
 from eleusis_lab.rules.parser import RuleSyntaxError
+from eleusis_lab.rules.reach import TooManyContexts
 from eleusis_lab.rules.rule import Rule, parse
 
 __all__ = [
@@ -429,10 +430,13 @@ def _pool(grammar: Grammar, size: int, acceptable_only: bool = True) -> _Pool:
     for hypothesis in candidates.tolist():
         text = space.text(hypothesis)
         rule = parse(text)
-        verdict = check_acceptable(rule)
-        if acceptable_only and not verdict.acceptable:
+        try:
+            verdict = check_acceptable(rule)
+            if acceptable_only and not verdict.acceptable:
+                continue
+            figures = complexity(rule)  # shares check_acceptable's exploration (cached)
+        except TooManyContexts:  # over the analysis budget: no dealer may pick it
             continue
-        figures = complexity(rule)  # shares check_acceptable's exploration (cached)
         values = (getattr(figures, measure) for measure in MEASURES)
         rows.append((hypothesis, text, *values, verdict.fewest, verdict.acceptable))
     columns = ["hypothesis", "rule", *MEASURES, "fewest_legal", "acceptable"]
@@ -525,7 +529,10 @@ def _suggest(name: str, names) -> str:
 
 
 def _require_acceptable(rule: Rule, key: str) -> None:
-    verdict = check_acceptable(rule)
+    try:
+        verdict = check_acceptable(rule)
+    except TooManyContexts as error:  # over the analysis budget: refused, not a stall
+        raise _bad(key, f"{error}; a dealer may only pick rules it can check") from None
     if not verdict.acceptable:
         shown = rule.name or rule.text
         raise _bad(

@@ -1,5 +1,7 @@
 """Reachable contexts, complexity, acceptability and equivalence, against hand counts."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
 from eleusis_lab.rules.complexity import complexity, description_bits, elias_gamma_bits
 from eleusis_lab.rules.reach import (
+    Budget,
     TooManyContexts,
     describe_state,
     explore,
@@ -198,7 +201,7 @@ def test_describe_state():
 def test_exploration_limit_gives_a_clear_error():
     rule = parse("if last_play_right then rank(card) > rank(prev) else length mod 3 == 0")
     with pytest.raises(TooManyContexts, match="more than 1,000 contexts"):
-        list(explore([rule], max_states=1000))
+        list(explore([rule], budget=Budget(states=1000)))
 
 
 def test_complexity_figures_by_hand():
@@ -286,3 +289,74 @@ def test_random_play_acceptance_by_hand():
     assert random_play_acceptance(parse("rank(card) > rank(last)"), plays=1) == pytest.approx(
         first_play
     )
+
+
+# -- budgets (issue 15) --------------------------------------------------------------------
+
+HEAVY_RULES = [
+    "length > suit(prev)",
+    "run(color) + run(rank) > length mod 5",
+    " + ".join(f"run({f})" for f in ("color", "rank", "suit", "parity", "face", "high", "prime"))
+    + " > length",
+]
+
+
+@pytest.mark.parametrize("text", HEAVY_RULES)
+def test_a_small_states_budget_refuses_heavy_rules_quickly_in_one_line(text):
+    budget = Budget(states=20_000, seconds=None)
+    for analyse in (
+        lambda rule: reachable(rule, budget=budget),
+        lambda rule: check_acceptable(rule, budget=budget),
+        lambda rule: complexity(rule, budget=budget),
+        lambda rule: equivalent(rule, rule, budget=budget),
+    ):
+        started = time.perf_counter()
+        with pytest.raises(TooManyContexts) as caught:
+            analyse(parse(text))
+        assert time.perf_counter() - started < 1.0
+        message = str(caught.value)
+        assert "\n" not in message
+        assert message.startswith((f"rule '{text[:77]}", f"rules ['{text[:77]}"))
+        assert "more than 20,000 contexts (Budget.states)" in message
+
+
+def test_the_states_budget_is_checked_while_a_layer_is_built():
+    # A rule over budget in its first layers: the guard must fire before the layer
+    # after the one that passes the budget is built (at most one chunk of successors).
+    rule = parse("run(color) + run(rank) > length mod 5")
+    states = 0
+    with pytest.raises(TooManyContexts):
+        for _, frontier, _ in explore([rule], budget=Budget(states=5_000, seconds=None)):
+            states += len(frontier)
+    assert states <= 5_000
+
+
+def test_a_time_budget_refuses_a_rule_that_takes_longer():
+    started = time.perf_counter()
+    with pytest.raises(TooManyContexts, match=r"takes more than 0.05 s \(Budget.seconds\)"):
+        reachable(parse(HEAVY_RULES[1]), budget=Budget(seconds=0.05))
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_rule_within_budget_gives_the_same_exploration_as_with_the_default():
+    rule = parse(THREE_AND_THREE)
+    small = reachable(rule, budget=Budget(states=10_000, seconds=5))
+    assert np.array_equal(small.states, reachable(rule).states)
+
+
+@pytest.mark.parametrize("states, seconds", [(0, 1.0), (1.5, 1.0), (10, 0), (10, -1.0)])
+def test_budgets_must_be_positive(states, seconds):
+    with pytest.raises(ValueError, match="a budget of"):
+        Budget(states=states, seconds=seconds)
+
+
+def test_a_fixed_dealer_refuses_a_rule_over_budget_with_the_message(monkeypatch):
+    from eleusis_lab import dealers
+    from eleusis_lab.errors import ConfigError
+
+    monkeypatch.setattr(dealers, "check_acceptable", lambda rule: reachable(rule, 104, TINY))
+    with pytest.raises(ConfigError, match="over the analysis budget"):
+        dealers.make_dealer({"kind": "fixed", "rule": HEAVY_RULES[0]})
+
+
+TINY = Budget(states=1_000, seconds=None)

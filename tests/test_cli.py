@@ -349,3 +349,37 @@ def test_bench_prior_fits_on_folds_and_writes_the_prior(capsys, tmp_path):
     assert load_prior(written).name == "people"
     code, _, err = run(capsys, "bench", "prior", "--agent", "random", "--rules-file", str(rules))
     assert code == 2 and "no productions parameter" in err
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 98 + "red(card)" + ")" * 98,
+        "not " * 500 + "red(card)",
+        "rank(card) == 9223372036854775808",
+        "rank(card) == " + "9" * 5000,
+        "rank(card) + 9223372036854775807 > 0",
+    ],
+)
+def test_rules_show_of_a_hostile_text_is_one_short_line_and_exit_2(capsys, text):
+    code, _, err = run(capsys, "rules", "show", text)
+    assert code == 2
+    assert err.startswith("eleusis-lab: bad rule: line 1, column ")
+    assert err.count("\n") == 1 and len(err) < 300
+
+
+def test_rules_show_of_a_rule_over_the_analysis_budget_is_one_line_and_exit_2(capsys, monkeypatch):
+    from eleusis_lab.rules import complexity as complexity_module
+    from eleusis_lab.rules.reach import Budget, reachable
+
+    tiny = Budget(states=1_000)
+    monkeypatch.setattr(
+        complexity_module, "reachable", lambda rule, max_length, budget: reachable(rule, 104, tiny)
+    )
+    code, out, err = run(capsys, "rules", "show", "length > suit(prev)")
+    assert code == 2
+    assert err == (
+        "eleusis-lab: rule 'length > suit(prev)' is over the analysis budget: it tells apart"
+        " more than 1,000 contexts (Budget.states)\n"
+    )
+    assert "Traceback" not in out + err

@@ -5,7 +5,8 @@
 - `equivalent`: do two rules give the same verdict on every card in every context
   either can reach, and if not, where do they first differ?
 
-Both explore contexts with `eleusis_lab.rules.reach`.
+Both explore contexts with `eleusis_lab.rules.reach`, under a `Budget` of states and
+seconds: a rule over it raises `TooManyContexts`, one line naming the rule and budget.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ import numpy as np
 
 from eleusis_lab.cards import Card, face_card, format_cards
 from eleusis_lab.rules.context import Context
-from eleusis_lab.rules.reach import DEFAULT_MAX_LENGTH, describe_state, explore, reachable
+from eleusis_lab.rules.reach import (
+    DEFAULT_BUDGET,
+    DEFAULT_MAX_LENGTH,
+    Budget,
+    TooManyContexts,  # noqa: F401 (what a rule over budget raises, imported from here too)
+    describe_state,
+    explore,
+    reachable,
+)
 from eleusis_lab.rules.rule import Rule
 
 QUARTER_OF_THE_DECK = 13
@@ -49,9 +58,14 @@ class Acceptability:
 
 
 def check_acceptable(
-    rule: Rule, min_legal: int = QUARTER_OF_THE_DECK, max_length: int = DEFAULT_MAX_LENGTH
+    rule: Rule,
+    min_legal: int = QUARTER_OF_THE_DECK,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> Acceptability:
     """Check that at least ``min_legal`` faces are right in every reachable context.
+
+    Raises `TooManyContexts` for a rule over ``budget``.
 
     Examples
     --------
@@ -61,7 +75,7 @@ def check_acceptable(
     >>> check_acceptable(parse("color(card) != color(last)")).acceptable
     True
     """
-    space = reachable(rule, max_length)
+    space = reachable(rule, max_length, budget)
     counts = space.verdicts[0].sum(axis=1)
     # Among the contexts with the fewest right faces, show the one a person reads best.
     worst = np.flatnonzero(counts == counts.min())
@@ -112,6 +126,7 @@ def equivalent(
     max_length: int = DEFAULT_MAX_LENGTH,
     after: Context | None = None,
     plays: int | None = None,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> Equivalence:
     """Whether two rules judge every card alike in every context either can reach.
 
@@ -119,7 +134,8 @@ def equivalent(
     rules agree they reach the same contexts, so the first disagreement found is a
     context both can reach. With ``after``, only the continuations of that context
     are compared: the context itself and every line that ``plays - 1`` more cards
-    the first rule accepts make of it (the solo benchmark's judge).
+    the first rule accepts make of it (the solo benchmark's judge). Raises
+    `TooManyContexts` when the comparison would exceed ``budget``.
 
     Examples
     --------
@@ -138,7 +154,7 @@ def equivalent(
     True
     """
     exact_length = "length" in first.slots + second.slots
-    layers = explore([first, second], max_length, start=after, plays=plays)
+    layers = explore([first, second], max_length, start=after, plays=plays, budget=budget)
     for slots, states, (a, b) in layers:
         differ = np.argwhere(a != b)
         if len(differ):

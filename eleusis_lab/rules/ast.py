@@ -11,6 +11,19 @@ from dataclasses import dataclass, field
 
 from eleusis_lab.cards import FEATURES
 
+# -- the limits (see eleusis_lab.rules.parser) ---------------------------------------
+
+#: The most tokens (names, numbers, symbols) a rule may have.
+MAX_TOKENS = 2_000
+#: The deepest a rule may nest, in its text and in its syntax tree.
+MAX_DEPTH = 32
+#: The largest number literal a rule may write.
+MAX_NUMBER = 1_000_000
+#: The largest size of any number a rule computes: 64-bit arithmetic never wraps.
+MAX_VALUE = 2**62
+#: What the checker takes as the longest main line (and so the longest run).
+MAX_LINE = 1_000_000
+
 # -- the vocabulary -----------------------------------------------------------------
 
 #: Variables a rule can read, with their types.

@@ -1,14 +1,32 @@
-"""Name and type checking of a parsed rule, and what the rule reads."""
+"""Name, type and range checking of a parsed rule, and what the rule reads.
+
+Besides names and types, `check` bounds the numbers a rule computes: every number
+(literal, feature, ``length``, run, and every sum, product, ...) must stay within
+``MAX_VALUE`` (2**62) in size, taking a main line or a run to hold at most
+``MAX_LINE`` (1,000,000) cards. Rules are judged with 64-bit integers, so this is what
+keeps arithmetic exact: a rule that could wrap around is refused, never misjudged.
+
+>>> from eleusis_lab.rules.parser import parse_expr
+>>> text = "length * length * length * length > 0"
+>>> try:
+...     check(parse_expr(text), text)
+... except RuleSyntaxError as error:
+...     print(error.column, error.message)
+26 '*' here can reach 1e+24, beyond 2**62, the largest number a rule may compute
+"""
 
 from __future__ import annotations
 
 import difflib
 
+from eleusis_lab.cards import FEATURES as FACE_FEATURES
 from eleusis_lab.rules.ast import (
     ARITHMETIC,
     CONSTANTS,
     INT_FEATURES,
     INT_FUNCTIONS,
+    MAX_LINE,
+    MAX_VALUE,
     PREDICATES,
     RUN_FEATURES,
     VARIABLES,
@@ -24,13 +42,15 @@ from eleusis_lab.rules.ast import (
     Run,
     Var,
 )
-from eleusis_lab.rules.parser import RuleSyntaxError
+from eleusis_lab.rules.parser import RuleSyntaxError, check_height
 
 FUNCTIONS = (*INT_FEATURES, *PREDICATES, *INT_FUNCTIONS, "run")
 
 
 def check(node: Node, text: str) -> None:
-    """Raise `RuleSyntaxError` unless ``node`` is a well-typed rule (a ``bool``)."""
+    """Raise `RuleSyntaxError` unless ``node`` is a well-typed rule (a ``bool``) whose
+    numbers stay within ``MAX_VALUE``."""
+    check_height(node, text)  # trees built by hand, too, before the recursive walks
     kind = type_of(node, text)
     if kind != "bool":
         raise RuleSyntaxError(
@@ -39,6 +59,52 @@ def check(node: Node, text: str) -> None:
             text,
             node.pos,
         )
+    largest(node, text)
+
+
+def largest(node: Node, text: str) -> int:
+    """The largest size a number computed by ``node`` can have (1 for a true/false);
+    raises `RuleSyntaxError` where a number could exceed ``MAX_VALUE``.
+
+    ``node`` must be well typed. ``x mod m`` lies in ``0..m-1`` and ``if`` is the larger
+    of its branches.
+
+    >>> from eleusis_lab.rules.parser import parse_expr
+    >>> largest(parse_expr("abs(rank(card) - 20) * 3"), "")
+    99
+    """
+    sizes = [largest(child, text) for child in node.children()]
+    if isinstance(node, Num):
+        size = node.value
+    elif isinstance(node, Const):
+        size = CONSTANTS[node.name][1]
+    elif isinstance(node, Var):
+        size = MAX_LINE if node.name == "length" else 1
+    elif isinstance(node, Run):
+        size = MAX_LINE
+    elif isinstance(node, Call) and node.func in INT_FEATURES:
+        size = int(FACE_FEATURES[node.func].max())
+    elif (isinstance(node, Call) and node.func in INT_FUNCTIONS) or isinstance(node, Neg):
+        size = max(sizes)
+    elif isinstance(node, If):
+        size = max(sizes[1:])
+    elif isinstance(node, BinOp) and node.op in ("+", "-"):
+        size = sizes[0] + sizes[1]
+    elif isinstance(node, BinOp) and node.op == "*":
+        size = sizes[0] * sizes[1]
+    elif isinstance(node, BinOp) and node.op == "mod":
+        size = sizes[1] - 1
+    else:  # predicates, comparisons, logic: true or false
+        size = 1
+    if size > MAX_VALUE:
+        what = f"{node.op!r}" if isinstance(node, BinOp) else "this"
+        raise RuleSyntaxError(
+            f"{what} here can reach {size:.3g}, beyond 2**62, the largest number a rule"
+            " may compute",
+            text,
+            node.pos,
+        )
+    return size
 
 
 def _article(kind: str) -> str:

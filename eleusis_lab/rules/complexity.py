@@ -51,7 +51,13 @@ from eleusis_lab.rules.prior import (
     is_copy,
     productions,
 )
-from eleusis_lab.rules.reach import DEFAULT_MAX_LENGTH, random_play_acceptance, reachable
+from eleusis_lab.rules.reach import (
+    DEFAULT_BUDGET,
+    DEFAULT_MAX_LENGTH,
+    Budget,
+    random_play_acceptance,
+    reachable,
+)
 from eleusis_lab.rules.rule import Rule
 
 __all__ = [
@@ -103,8 +109,11 @@ class Complexity:
         )
 
 
-def complexity(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> Complexity:
-    """All four complexity figures of ``rule``.
+def complexity(
+    rule: Rule, max_length: int = DEFAULT_MAX_LENGTH, budget: Budget = DEFAULT_BUDGET
+) -> Complexity:
+    """All four complexity figures of ``rule``; raises `TooManyContexts` for a rule
+    over ``budget`` (see `eleusis_lab.rules.reach`).
 
     Examples
     --------
@@ -113,11 +122,11 @@ def complexity(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> Complexity:
     >>> c.nodes, c.classes   # after a red card, after a black one, on an empty line
     (5, 3)
     """
-    space = reachable(rule, max_length)
+    space = reachable(rule, max_length, budget)
     verdicts = space.verdicts[0]
     return Complexity(
         nodes=sum(1 for _ in rule.expr.walk()),
         bits=description_bits(rule.expr),
-        acceptance=random_play_acceptance(rule, max_length=max_length),
+        acceptance=random_play_acceptance(rule, max_length=max_length, budget=budget),
         classes=len({row.tobytes() for row in verdicts}),
     )

@@ -16,9 +16,31 @@ Grammar, loosest binding first::
 ``#`` starts a comment that runs to the end of the line. Errors are raised as
 `RuleSyntaxError`, which shows the line, the column and a caret under the bad spot.
 
+Limits
+------
+Any text gives a syntax tree or a `RuleSyntaxError`, whatever its length or depth,
+because the rule language has three limits (the catalog's rules stay far below them:
+at most 6 levels, 51 tokens and the number 14):
+
+- a rule is at most `MAX_TOKENS` (2,000) tokens: names, numbers and symbols;
+- it nests at most `MAX_DEPTH` (32) levels deep, counting both how the text nests
+  (parentheses, calls, sets, ``if``, ``not``, ``-``) and the height of its syntax tree
+  (so a chain of 40 ``and`` is too deep, and must be split, e.g. with ``in``); this
+  keeps every recursive walk of a tree (printer, checker, evaluator) far from
+  Python's recursion limit;
+- a number literal is at most `MAX_NUMBER` (1,000,000).
+
+The checker (`eleusis_lab.rules.check`) adds a fourth: no number a rule computes may
+exceed ``MAX_VALUE`` (2**62) in size, so 64-bit arithmetic never wraps around.
+
 >>> from eleusis_lab.rules.parser import parse_expr
 >>> str(parse_expr("if odd( last ) then red(card) else black(card)"))
 'if odd(last) then red(card) else black(card)'
+>>> try:
+...     parse_expr("(" * 40 + "red(card)" + ")" * 40)
+... except RuleSyntaxError as error:
+...     print(error.line, error.column, error.message)
+1 33 the rule nests more than 32 levels deep (parentheses, calls, sets, if, not, - and operators)
 """
 
 from __future__ import annotations
@@ -28,6 +50,9 @@ from dataclasses import dataclass
 
 from eleusis_lab.rules.ast import (
     CONSTANTS,
+    MAX_DEPTH,
+    MAX_NUMBER,
+    MAX_TOKENS,
     BinOp,
     Call,
     Const,
@@ -64,8 +89,19 @@ class RuleSyntaxError(ValueError):
         )
 
     def one_line(self) -> str:
-        """The error on a single line, for command-line messages."""
-        return f"line {self.line}, column {self.column}: {self.message} (in {self.text!r})"
+        """The error on a single line, for command-line messages; a long text is shown
+        as the 60 characters around the error.
+
+        >>> print(RuleSyntaxError("unexpected character '?'", "red(card) " * 20 + "?", 200)
+        ...       .one_line())
+        line 1, column 201: unexpected character '?' (in '...red(card) red(card) red(card) ?')
+        """
+        shown = self.text
+        if len(self.text) > 80:
+            start, stop = max(0, self.pos - 30), self.pos + 30
+            head, tail = "..." * (start > 0), "..." * (stop < len(self.text))
+            shown = head + self.text[start:stop] + tail
+        return f"line {self.line}, column {self.column}: {self.message} (in {shown!r})"
 
 
 @dataclass(frozen=True)
@@ -82,6 +118,7 @@ _TOKEN = re.compile(
 
 
 def tokenize(text: str) -> list[Token]:
+    """The tokens of ``text``, ending with an ``end`` token; at most `MAX_TOKENS`."""
     tokens, pos = [], 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
@@ -89,6 +126,12 @@ def tokenize(text: str) -> list[Token]:
             raise RuleSyntaxError(f"unexpected character {text[pos]!r}", text, pos)
         kind = match.lastgroup
         if kind != "space":
+            if len(tokens) == MAX_TOKENS:
+                raise RuleSyntaxError(
+                    f"the rule is longer than {MAX_TOKENS:,} tokens (names, numbers, symbols)",
+                    text,
+                    pos,
+                )
             tokens.append(Token(kind, match.group(), pos))
         pos = match.end()
     tokens.append(Token("end", "", len(text)))
@@ -100,6 +143,17 @@ class _Parser:
         self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        self.depth = 0  # how deeply the text nests at the current token
+
+    def deeper(self, parse, *args) -> Node:
+        """``parse(*args)`` one nesting level deeper, failing past `MAX_DEPTH`."""
+        if self.depth == MAX_DEPTH:
+            too_deep(self.text, self.tok.pos)
+        self.depth += 1
+        try:
+            return parse(*args)
+        finally:
+            self.depth -= 1
 
     # -- helpers -------------------------------------------------------------------
 
@@ -122,7 +176,8 @@ class _Parser:
 
     def fail(self, message: str, token: Token | None = None):
         token = token or self.tok
-        found = "the end of the rule" if token.kind == "end" else repr(token.text)
+        shown = token.text if len(token.text) <= 30 else token.text[:20] + "..."
+        found = "the end of the rule" if token.kind == "end" else repr(shown)
         raise RuleSyntaxError(f"{message}, found {found}", self.text, token.pos)
 
     # -- grammar -------------------------------------------------------------------
@@ -133,9 +188,13 @@ class _Parser:
         node = self.expr()
         if self.tok.kind != "end":
             self.fail("expected the end of the rule")
+        check_height(node, self.text)
         return node
 
     def expr(self) -> Node:
+        return self.deeper(self.expr_here)
+
+    def expr_here(self) -> Node:
         if self.at("if"):
             pos = self.take().pos
             cond = self.expr()
@@ -158,7 +217,7 @@ class _Parser:
     def negation(self) -> Node:
         if self.at("not"):
             pos = self.take().pos
-            return Not(self.negation(), pos=pos)
+            return Not(self.deeper(self.negation), pos=pos)
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -204,14 +263,14 @@ class _Parser:
     def unary(self) -> Node:
         if self.at("-"):
             pos = self.take().pos
-            return Neg(self.unary(), pos=pos)
+            return Neg(self.deeper(self.unary), pos=pos)
         return self.atom()
 
     def atom(self) -> Node:
         token = self.tok
         if token.kind == "num":
             self.take()
-            return Num(int(token.text), pos=token.pos)
+            return Num(number(token.text, self.text, token.pos), pos=token.pos)
         if self.at("("):
             self.take()
             node = self.expr()
@@ -240,8 +299,62 @@ class _Parser:
         self.fail("expected a value, a name or '('")
 
 
+def number(digits: str, text: str, pos: int) -> int:
+    """The value of a number literal, at most `MAX_NUMBER` (checked before converting,
+    so that thousands of digits are refused as quickly as seven).
+
+    >>> number("007", "007", 0)
+    7
+    >>> try:
+    ...     number("10000001", "length > 10000001", 9)
+    ... except RuleSyntaxError as error:
+    ...     print(error.line, error.column, error.message)
+    1 10 the number 10000001 is over the limit of 1,000,000
+    """
+    significant = digits.lstrip("0") or "0"
+    if len(significant) <= len(str(MAX_NUMBER)) and int(significant) <= MAX_NUMBER:
+        return int(significant)
+    shown = significant
+    if len(significant) > 30:
+        shown = f"{significant[:20]}... ({len(significant):,} digits)"
+    raise RuleSyntaxError(f"the number {shown} is over the limit of {MAX_NUMBER:,}", text, pos)
+
+
+def too_deep(text: str, pos: int):
+    """Raise the error of a rule nested past `MAX_DEPTH`, pointing at ``pos``."""
+    raise RuleSyntaxError(
+        f"the rule nests more than {MAX_DEPTH} levels deep"
+        " (parentheses, calls, sets, if, not, - and operators)",
+        text,
+        pos,
+    )
+
+
+def check_height(node: Node, text: str) -> None:
+    """Raise `RuleSyntaxError` if the syntax tree is more than `MAX_DEPTH` levels high.
+
+    Chains of operators (``a and b and c ...``) parse in a loop but build a tree one
+    level deeper per operator; this walk is iterative, so any tree can be measured.
+    """
+    stack = [(node, 1)]
+    while stack:
+        here, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            too_deep(text, here.pos)
+        stack.extend((child, depth + 1) for child in here.children())
+
+
 def parse_expr(text: str) -> Node:
-    """Parse rule text into a syntax tree, without checking names or types."""
+    """Parse rule text into a syntax tree, without checking names or types.
+
+    Any text gives a tree or a `RuleSyntaxError` (see the limits above).
+
+    >>> try:
+    ...     parse_expr("rank(card) == " + "9" * 5000)
+    ... except RuleSyntaxError as error:
+    ...     print(error.message)
+    the number 99999999999999999999... (5,000 digits) is over the limit of 1,000,000
+    """
     if not isinstance(text, str):
         raise TypeError(f"rule text must be a string, got {type(text).__name__}")
     return _Parser(text).parse()

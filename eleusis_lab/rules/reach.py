@@ -1,4 +1,4 @@
-"""The contexts a game can reach under a rule, explored exactly.
+r"""The contexts a game can reach under a rule, explored exactly.
 
 A rule reads only a few slots of the context (the last card, the card before it,
 the length, the previous verdict, runs). The states of the game *as far as the
@@ -13,11 +13,29 @@ Two simplifications, both on the safe side for acceptability: cards are never us
 up (as with many decks, so a face may follow itself), and the main line holds at most
 ``max_length`` cards (104 by default: two decks): a line that long, or a run that long,
 takes no more cards, so no state past it is ever reported.
+
+Budgets
+-------
+Some rules tell apart millions of states (``length > suit(prev)`` about 280,000,
+``run(color) + run(rank) > length mod 5`` tens of millions). Every exploration runs
+under a `Budget`: at most ``states`` states held and ``seconds`` of time. Both are
+checked before each block of work (the frontier is judged and extended
+`CHUNK_ROWS` states at a time, so memory stays bounded by the budget too), and a rule
+over budget raises `TooManyContexts` with one line naming the rule and the budget:
+
+>>> from eleusis_lab.rules import parse
+>>> try:
+...     reachable(parse("length > suit(prev)"), budget=Budget(states=10_000))
+... except TooManyContexts as error:
+...     print(*str(error).split(": "), sep="\n")
+rule 'length > suit(prev)' is over the analysis budget
+it tells apart more than 10,000 contexts (Budget.states)
 """
 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -35,10 +53,60 @@ from eleusis_lab.rules.rule import Rule
 
 DEFAULT_MAX_LENGTH = 104
 DEFAULT_MAX_STATES = 2_000_000
+DEFAULT_MAX_SECONDS = 20.0
+#: States judged and extended at a time, between two checks of the budget.
+CHUNK_ROWS = 4096
 
 
 class TooManyContexts(ValueError):
-    """The rule tells apart more contexts than the exploration may visit."""
+    """The rules tell apart more contexts than the exploration's `Budget` allows, or
+    exploring them takes longer than it allows (``str()`` is one line)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one exploration may spend: ``states`` held in all, ``seconds`` of time
+    (None: no time limit). Exceeding either raises `TooManyContexts`.
+
+    The states budget is deterministic; the time budget, a guard against stalls,
+    depends on the machine, so keep it well above what the rules you study need.
+
+    >>> Budget(states=1000)
+    Budget(states=1000, seconds=20.0)
+    """
+
+    states: int = DEFAULT_MAX_STATES
+    seconds: float | None = DEFAULT_MAX_SECONDS
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.states, int) or self.states < 1:
+            raise ValueError(f"a budget of states is a whole number >= 1, got {self.states!r}")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ValueError(f"a budget of seconds is a number > 0, got {self.seconds!r}")
+
+
+DEFAULT_BUDGET = Budget()
+
+
+class _Spending:
+    """An exploration's running account against its budget."""
+
+    def __init__(self, rules: Sequence[Rule], budget: Budget):
+        self.budget, self.started = budget, time.monotonic()
+        texts = [rule.text if len(rule.text) <= 80 else rule.text[:77] + "..." for rule in rules]
+        self.what = f"rule {texts[0]!r}" if len(set(texts)) == 1 else f"rules {texts!r}"
+
+    def over(self, reason: str) -> TooManyContexts:
+        return TooManyContexts(f"{self.what} is over the analysis budget: {reason}")
+
+    def check(self, states: int) -> None:
+        """Raise `TooManyContexts` once ``states`` or the time spent exceed the budget."""
+        if states > self.budget.states:
+            limit = f"{self.budget.states:,}"
+            raise self.over(f"it tells apart more than {limit} contexts (Budget.states)")
+        seconds = self.budget.seconds
+        if seconds is not None and time.monotonic() - self.started > seconds:
+            raise self.over(f"exploring it takes more than {seconds:g} s (Budget.seconds)")
 
 
 @dataclass
@@ -103,9 +171,9 @@ def tracked_slots(read: Sequence[str]) -> tuple[str, ...]:
 def explore(
     rules: Sequence[Rule],
     max_length: int = DEFAULT_MAX_LENGTH,
-    max_states: int = DEFAULT_MAX_STATES,
     start: Context | None = None,
     plays: int | None = None,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> Iterator[tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]]:
     """Yield the reachable states layer by layer with each rule's verdicts.
 
@@ -118,12 +186,16 @@ def explore(
     that context instead, as the solo benchmark's judge does: only cards the first
     rule accepts join the line, for ``plays`` plays (the layers yielded are the
     states before each of them), and ``max_length`` is ignored.
+
+    Raises `TooManyContexts` as soon as the exploration would exceed ``budget``
+    (see the module docstring).
     """
     if start is not None:
         if plays is None or plays < 1:
             raise ValueError(f"continuations need plays >= 1, got {plays!r}")
         max_length = len(start.main_line) + plays
-    slots, index, length_cap, caps = _layout(rules, max_length)
+    spending = _Spending(rules, budget)
+    slots, index, length_cap, caps = _layout(rules, max_length, spending)
     if start is None:
         frontier = _start_states(slots)
     else:
@@ -132,27 +204,36 @@ def explore(
     seen = set(_codes(frontier, caps).tolist())
     layer = 0
     while len(frontier):
-        verdicts = [rule.evaluate_keys(slots, frontier) for rule in rules]
+        spending.check(len(seen))
+        chunks = [frontier[i : i + CHUNK_ROWS] for i in range(0, len(frontier), CHUNK_ROWS)]
+        verdicts = [[] for _ in rules]
+        for chunk in chunks:
+            for rule, judged in zip(rules, verdicts, strict=True):
+                judged.append(rule.evaluate_keys(slots, chunk))
+            spending.check(len(seen))
+        verdicts = [np.concatenate(judged) for judged in verdicts]
         yield slots, frontier, verdicts
         layer += 1
         if plays is not None and layer >= plays:
             return
-        successors = [_after_right(frontier, verdicts[0], index, length_cap, max_length)[1]]
-        if "outcome" in index and start is None:
-            has_wrong = ~verdicts[0].all(axis=1)
-            wrong = frontier[has_wrong].copy()
-            wrong[:, index["outcome"]] = OUTCOME_WRONG
-            successors.append(wrong)
-        candidates = np.unique(np.concatenate(successors), axis=0)
-        codes = _codes(candidates, caps)
-        new = np.fromiter((code not in seen for code in codes.tolist()), bool, len(codes))
-        frontier = candidates[new]
-        seen.update(codes[new].tolist())
-        if len(seen) > max_states:
-            raise TooManyContexts(
-                f"the rules tell apart more than {max_states:,} contexts; "
-                "explore them with a smaller max_length"
-            )
+        new_states, new_codes, row = [], [], 0
+        for chunk in chunks:
+            judged = verdicts[0][row : row + len(chunk)]
+            row += len(chunk)
+            successors = [_after_right(chunk, judged, index, length_cap, max_length)[1]]
+            if "outcome" in index and start is None:
+                wrong = chunk[~judged.all(axis=1)].copy()
+                wrong[:, index["outcome"]] = OUTCOME_WRONG
+                successors.append(wrong)
+            candidates = np.concatenate(successors)
+            codes, first = np.unique(_codes(candidates, caps), return_index=True)
+            new = np.fromiter((code not in seen for code in codes.tolist()), bool, len(codes))
+            seen.update(codes[new].tolist())
+            new_states.append(candidates[first[new]])
+            new_codes.append(codes[new])
+            spending.check(len(seen))
+        # In code order, which is the order of the rows (as np.unique(axis=0) gives).
+        frontier = np.concatenate(new_states)[np.argsort(np.concatenate(new_codes))]
 
 
 def context_state(
@@ -173,9 +254,11 @@ def context_state(
 
 
 @functools.lru_cache(maxsize=128)
-def _explored(rule: Rule, max_length: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+def _explored(
+    rule: Rule, max_length: int, budget: Budget
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     """All tracked states reachable under ``rule`` and its verdicts there (cached)."""
-    layers = list(explore([rule], max_length))
+    layers = list(explore([rule], max_length, budget=budget))
     states = np.concatenate([states for _, states, _ in layers])
     verdicts = np.concatenate([v[0] for _, _, v in layers])
     states.setflags(write=False)  # shared through the cache
@@ -183,10 +266,13 @@ def _explored(rule: Rule, max_length: int) -> tuple[tuple[str, ...], np.ndarray,
     return layers[0][0], states, verdicts
 
 
-def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableContexts:
+def reachable(
+    rule: Rule, max_length: int = DEFAULT_MAX_LENGTH, budget: Budget = DEFAULT_BUDGET
+) -> ReachableContexts:
     """Every context state a game can reach under ``rule``, with the rule's verdicts.
 
-    Explorations are cached per rule: complexity and acceptability share one.
+    Explorations are cached per rule: complexity and acceptability share one. Raises
+    `TooManyContexts` for a rule over ``budget``.
 
     Examples
     --------
@@ -195,7 +281,7 @@ def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableCont
     >>> space.slots, len(space.states)   # the empty main line and 52 last cards
     (('last',), 53)
     """
-    slots, states, verdicts = _explored(rule, max_length)
+    slots, states, verdicts = _explored(rule, max_length, budget)
     # Without a rule reading `length`, it is only followed as 0, 1, 2+: fold those
     # copies of the same state together so each is counted once.
     if "length" not in rule.slots:
@@ -208,7 +294,10 @@ def reachable(rule: Rule, max_length: int = DEFAULT_MAX_LENGTH) -> ReachableCont
 
 
 def random_play_acceptance(
-    rule: Rule, plays: int = N_FACES, max_length: int = DEFAULT_MAX_LENGTH
+    rule: Rule,
+    plays: int = N_FACES,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> float:
     """The mean fraction of the 52 faces that are right over a game of random plays.
 
@@ -226,7 +315,7 @@ def random_play_acceptance(
     >>> round(random_play_acceptance(rule), 6) == round((1 + 51 * 0.5) / 52, 6)
     True
     """
-    slots, states, verdicts = _explored(rule, max_length)
+    slots, states, verdicts = _explored(rule, max_length, budget)
     _, index, length_cap, caps = _layout([rule], max_length)
     codes = _codes(states, caps)
     order = np.argsort(codes)
@@ -265,13 +354,18 @@ def random_play_acceptance(
 # -- internals ------------------------------------------------------------------------
 
 
-def _layout(rules: Sequence[Rule], max_length: int):
+def _layout(rules: Sequence[Rule], max_length: int, spending: _Spending | None = None):
     """The tracked slots, their column index, the length cap and each slot's cap."""
     read = sorted({slot for rule in rules for slot in rule.slots})
     slots = tracked_slots(read)
     index = {slot: i for i, slot in enumerate(slots)}
     length_cap = max_length if "length" in read else 2
-    return slots, index, length_cap, [_cap(slot, length_cap, max_length) for slot in slots]
+    caps = [_cap(slot, length_cap, max_length) for slot in slots]
+    if np.prod([cap + 2 for cap in caps], dtype=float) > 2.0**62:
+        raise (spending or _Spending(rules, DEFAULT_BUDGET)).over(
+            "it reads too many slots to explore exactly"
+        )
+    return slots, index, length_cap, caps
 
 
 def _cap(slot: str, length_cap: int, max_length: int) -> int:
@@ -284,9 +378,7 @@ def _cap(slot: str, length_cap: int, max_length: int) -> int:
 
 def _codes(states: np.ndarray, caps: Sequence[int]) -> np.ndarray:
     shifted = states + 1  # -1 (no card) becomes 0
-    dims = tuple(cap + 2 for cap in caps)
-    if np.prod(dims, dtype=float) > 2.0**62:
-        raise TooManyContexts("the rules read too many slots to explore exactly")
+    dims = tuple(cap + 2 for cap in caps)  # at most 2**62 in all, as _layout checks
     return np.ravel_multi_index(tuple(shifted.T), dims)
 
 

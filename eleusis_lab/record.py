@@ -507,9 +507,20 @@ def read_record(text: str) -> Any:
 
 
 def load_record(path: str | Path) -> Any:
-    """Read a record of any game saved as JSON (see `read_record`)."""
+    """Read a record of any game saved as JSON (see `read_record`).
+
+    Raises `RecordError`, naming ``path``, when the file is missing, unreadable or not a
+    record.
+    """
     try:
-        return read_record(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such game record") from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise RecordError(f"{path}: cannot read the record: {reason}") from None
+    try:
+        return read_record(text)
     except RecordError as error:
         raise RecordError(f"{path}: {error}") from None
 

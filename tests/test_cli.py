@@ -63,7 +63,7 @@ def test_rules_equiv(capsys):
         (["rules", "show", "rank(card) >"], "line 1, column 13"),
         (["play", "--agents", "random,nobody", "--rule", "red(card)"], "nobody"),
         (["play", "--players", "3", "--agents", "random,random"], "--players is 3"),
-        (["replay", "/nonexistent/record.json"], "No such file"),
+        (["replay", "/nonexistent/record.json"], "/nonexistent/record.json: no such game record"),
         (["play", "--game", "delphi", "--retry-in-turn"], "--retry-in-turn does not apply"),
         (["play", "--game", "solo", "--agents", "oracle,oracle"], "solo is played by one agent"),
         (["play", "--game", "solo", "--match"], "solo has no match"),

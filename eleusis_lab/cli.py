@@ -629,7 +629,14 @@ def _replay(args) -> int:
     if problems:
         print(f"MISMATCH: {problems[0]}")
         return 1
-    print(f"OK: the {record.game} game of seed {record.seed}: every play and score check out")
+    if hasattr(record, "totals"):  # a match
+        games = f"{len(record.games)} game" + ("" if len(record.games) == 1 else "s")
+        print(
+            f"OK: the {record.game} match of seed {record.seed} ({games}):"
+            " every play, score and total checks out"
+        )
+    else:
+        print(f"OK: the {record.game} game of seed {record.seed}: every play and score check out")
     return 0
 
 

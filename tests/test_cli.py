@@ -323,3 +323,46 @@ def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
         capsys, "bench", "calibrate", "--agent", "random", "--rules-file", str(rules)
     )
     assert code == 2 and "no calibration parameter" in err
+
+
+@pytest.mark.parametrize(
+    ("game", "agents"),
+    [
+        ("classic", "oracle,random,random"),
+        ("four-to-eight", "oracle,random,random,random"),
+        ("delphi", "oracle,random"),
+        ("new-eleusis", "oracle,random,random,random"),
+    ],
+)
+def test_play_match_writes_a_record_that_replays(capsys, tmp_path, game, agents):
+    path = tmp_path / "match.json"
+    argv = ["play", "--game", game, "--match", "--agents", agents, "--seed", "2"]
+    code, _, _ = run(capsys, *argv, "--rule", "red_only", "--json", str(path))
+    assert code == 0 and json.loads(path.read_text())["kind"] == "match"
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and out.startswith(f"OK: the {game} match of seed 2 (")
+    record = json.loads(path.read_text())
+    record["totals"][0] += 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and out.startswith("MISMATCH: totals: recorded")
+
+
+def test_replay_checks_every_game_of_a_match_and_reads_one_without_format(capsys, tmp_path):
+    path = tmp_path / "match.json"
+    argv = ["play", "--match", "--agents", "oracle,random,random", "--seed", "1"]
+    run(capsys, *argv, "--json", str(path))
+    record = json.loads(path.read_text())
+    for field in ("format", "kind", "game"):  # as written before matches had a format
+        del record[field]
+    path.write_text(json.dumps(record))
+    assert run(capsys, "replay", str(path))[0] == 0
+    record["games"][3]["dealer_score"] += 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and out.startswith("MISMATCH: game 3: dealer score: recorded")
+    record["games"][3]["dealer_score"] -= 1
+    record["dealers"][0] = 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and "game 0: dealt by 1" in out

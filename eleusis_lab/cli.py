@@ -27,6 +27,7 @@ from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
 from eleusis_lab.rules.complexity import complexity
 from eleusis_lab.rules.printer import to_tree
 from eleusis_lab.rules.reach import TooManyContexts
+from eleusis_lab.text import plural
 
 _AGENTS_HELP = "comma-separated agent names, with any parameters: bayes(grammar=standard)"
 
@@ -630,7 +631,7 @@ def _replay(args) -> int:
         print(f"MISMATCH: {problems[0]}")
         return 1
     if hasattr(record, "totals"):  # a match
-        games = f"{len(record.games)} game" + ("" if len(record.games) == 1 else "s")
+        games = plural(len(record.games), "game")
         print(
             f"OK: the {record.game} match of seed {record.seed} ({games}):"
             " every play, score and total checks out"
@@ -717,7 +718,8 @@ def _bench_calibrate(args) -> int:
             "seeds": args.seeds,
         }
         result.final.save(args.write, **about)
-        print(f"calibration map fitted on all {len(rules)} rules written to {args.write}")
+        fitted = f"all {plural(len(rules), 'rule')}" if len(rules) > 1 else "its one rule"
+        print(f"calibration map fitted on {fitted} written to {args.write}")
     return 0
 
 

@@ -62,6 +62,7 @@ from eleusis_lab.storage import (
     write_metadata,
     write_table,
 )
+from eleusis_lab.text import plural
 
 __all__ = [
     "BACKENDS",
@@ -360,7 +361,8 @@ def run_experiment(
         finish("interrupted")
         kept = len(done_shards(out) & {shard.name for shard in shards})
         raise RunInterrupted(
-            f"interrupted: {kept} of {len(shards)} shards kept in {out}; run again to resume"
+            f"interrupted: {kept} of {plural(len(shards), 'shard')} kept in {out}; run again"
+            " to resume"
         ) from None
     except BaseException:
         finish("failed")
@@ -402,12 +404,16 @@ def run_command(args: argparse.Namespace) -> int:
     games = table[["cell", "game"]].drop_duplicates().shape[0] if len(table) else 0
     resumed = f", {attrs['shards_skipped']} already stored" if attrs["shards_skipped"] else ""
     print(
-        f"{games} games, {len(table)} rows in {attrs['out']} ({attrs['shards']} shards"
+        f"{plural(games, 'game')}, {plural(len(table), 'row')} in {attrs['out']}"
+        f" ({plural(attrs['shards'], 'shard')}"
         f"{resumed}; {attrs['seconds']:.1f} s)"
     )
     faults = int(table["faults"].sum()) if len(table) else 0
     if faults:
-        print(f"warning: agents faulted {faults} times (see the faults column)", file=sys.stderr)
+        print(
+            f"warning: agents faulted {plural(faults, 'time')} (see the faults column)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -482,7 +488,7 @@ def bench_run(
 
 def format_bench(figures: dict[str, float], jobs: Sequence[int]) -> str:
     """The figures of `bench_run` as a few lines of text."""
-    lines = [f"{figures['games']:g} games in {figures['shards']:g} shards"]
+    lines = [f"{plural(figures['games'], 'game')} in {plural(figures['shards'], 'shard')}"]
     for n in jobs:
         speedup = ""
         if f"speedup_{n}" in figures:

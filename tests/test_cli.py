@@ -179,7 +179,7 @@ def test_bench_solo_reads_a_rule_file_and_draws_the_calibration(capsys, tmp_path
     argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--families"]
     code, out, _ = run(capsys, *argv, "--rules-file", str(rules), "--calibration", str(png))
     assert code == 0 and png.stat().st_size > 0
-    assert "2 rules x 1 seeds" in out
+    assert "2 rules x 1 seed;" in out
     assert re.search(r"oracle\s+one card\s+1\s+1\s+1\s+30", out)
     assert re.search(r"^\s+start\s+1\s+1\s+1\s+30", out, re.MULTILINE)
     code, _, err = run(capsys, "bench", "solo", "--rules-file", str(tmp_path / "none.toml"))
@@ -198,7 +198,7 @@ def test_bench_solo_warns_of_agent_faults(capsys):
     argv = ["bench", "solo", "--agents", "bayes(grammar=nonesuch)", "--seeds", "1"]
     code, out, err = run(capsys, *argv, "--rules", "red_only")
     assert code == 0 and "bayes(grammar=nonesuch)" in out
-    assert "warning: bayes(grammar=nonesuch): 1 of 1 games recorded agent faults" in err
+    assert "warning: bayes(grammar=nonesuch): 1 of 1 game recorded agent faults" in err
     assert "unknown grammar 'nonesuch'" in err
 
 

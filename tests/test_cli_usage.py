@@ -150,3 +150,13 @@ def test_the_installed_command_prints_its_version():
         check=False,
     )
     assert result.returncode == 0 and result.stdout.startswith("eleusis-lab ")
+
+
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    spec = tmp_path / "one.toml"
+    spec.write_text('games = 1\ndealer = "red(card)"\nagents = ["random", "oracle"]\n')
+    code, out, _ = run(capsys, "run", str(spec), "--out", str(tmp_path / "out"), "--quiet")
+    assert code == 0 and re.match(r"1 game, 2 rows in .* \(1 shard; ", out), out
+    argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--rules", "red_only"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "1 rule x 1 seed;" in out

@@ -25,6 +25,7 @@ from eleusis_lab.games.classic import play_classic
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.catalog import catalog
+from eleusis_lab.text import plural
 
 __all__ = [
     "bench_agents",
@@ -240,7 +241,8 @@ def _catalog_rules() -> list[Rule]:
 def format_agent_table(table, rules: int, games: int, players: int) -> str:
     """The table of `bench_agents` for a terminal."""
     head = (
-        f"classic games, {players} players of one agent, {rules} rules x {games} seeds;"
+        f"classic games, {plural(players, 'player')} of one agent, {plural(rules, 'rule')} x"
+        f" {plural(games, 'seed')};"
         " seat 0 is measured"
     )
     return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")
@@ -459,7 +461,7 @@ def fault_warnings(games) -> list[str]:
         if len(faulty):
             first, total = faulty["first_fault"].iloc[0], int(faulty["faults"].sum())
             lines.append(
-                f"{agent}: {len(faulty)} of {len(group)} games recorded agent faults"
+                f"{agent}: {len(faulty)} of {plural(len(group), 'game')} recorded agent faults"
                 f" ({total} in all); the first: {first}"
             )
     return lines
@@ -623,7 +625,8 @@ def format_solo_table(table, rules: int, seeds: int) -> str:
     s_per_game  ms_per_turn
     """
     head = (
-        f"solo benchmark (RULES.md 6), {rules} rules x {seeds} seeds; score: 31 - turn"
+        f"solo benchmark (RULES.md 6), {plural(rules, 'rule')} x {plural(seeds, 'seed')};"
+        " score: 31 - turn"
         " found - 2 x wrong declarations (floored: at least 0); success: found, score >= 2"
     )
     shown = table.rename(columns=_SOLO_HEADINGS)

@@ -11,7 +11,8 @@ import argparse
 import json
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
 from eleusis_lab.rules.complexity import complexity
 from eleusis_lab.rules.printer import to_tree
 from eleusis_lab.rules.reach import TooManyContexts
+from eleusis_lab.text import plural
 
 _AGENTS_HELP = "comma-separated agent names, with any parameters: bayes(grammar=standard)"
 
@@ -44,6 +46,9 @@ USER_ERRORS = (
 
 SAMPLE_LINES = ("7S", "QH", "3D 10C", "AC 2C")
 
+#: What ``eleusis-lab list`` lists (`eleusis_lab.listing.KINDS`).
+LIST_KINDS = ("agents", "games", "dealers", "grammars", "rules")
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
@@ -52,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except RuleSyntaxError as error:
         print(f"eleusis-lab: bad rule: {error.one_line()}", file=sys.stderr)
+    except OSError as error:  # the file, then the reason: no errno
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"eleusis-lab: {where}{error.strerror or error}", file=sys.stderr)
     except USER_ERRORS as error:
         print(f"eleusis-lab: {error}", file=sys.stderr)
     except KeyboardInterrupt as error:  # Ctrl-C, or a person at a human seat quitting
@@ -60,30 +68,156 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are one line: ``eleusis-lab: error: ...``, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"eleusis-lab: error: {message} (see {self.prog} --help)\n")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help that shows each option's default (unless it has none or says it already)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if default is None or default is False or default is argparse.SUPPRESS:
+            return text
+        if "default:" in text or not action.option_strings:
+            return text
+        shown = " ".join(map(str, default)) if isinstance(default, list) else "%(default)s"
+        return f"{text} (default: {shown})"
+
+
+class _Renamed(argparse.Action):
+    """An option's old name: it still works, warns on stderr and is hidden from help."""
+
+    def __init__(self, option_strings, dest, new: str, **kwargs):
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(
+            f"eleusis-lab: {option_string} is now {self.new} (the old name will go)",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
+
+
+def _whole(minimum: int, also: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``minimum`` (or exactly ``also``)."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not (value >= minimum or value == also):
+            extra = f" (or {also})" if also is not None else ""
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number >= {minimum}{extra}, got {text!r}"
+            )
+        return value
+
+    whole.__name__ = f"whole number >= {minimum}"
+    return whole
+
+
+_COUNT = _whole(1)
+_SEED = _whole(0)
+
+
+def _command(commands, name: str, help: str, example: str, **kwargs) -> argparse.ArgumentParser:
+    """A subcommand whose help shows the defaults and ends with an example."""
+    return commands.add_parser(
+        name,
+        help=help,
+        description=kwargs.pop("description", help[0].upper() + help[1:] + "."),
+        epilog=f"example:\n  {example}",
+        formatter_class=_HelpFormatter,
+        **kwargs,
+    )
+
+
+def _subcommands(parser: argparse.ArgumentParser, dest: str) -> argparse._SubParsersAction:
+    return parser.add_subparsers(
+        dest=dest, required=True, metavar="SUBCOMMAND", help=f"see {parser.prog} SUBCOMMAND --help"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (each imports what it needs when it runs)."""
-    parser = argparse.ArgumentParser(
-        prog="eleusis-lab", description="Rule induction experiments with the card game Eleusis."
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from eleusis_lab import __version__
 
-    rules = commands.add_parser("rules", help="inspect rules").add_subparsers(
-        dest="rules_command", required=True, metavar="SUBCOMMAND"
+    parser = _Parser(
+        prog="eleusis-lab",
+        description="Rule induction experiments with the card game Eleusis.",
+        epilog="examples:\n  eleusis-lab list agents\n"
+        "  eleusis-lab play --agents oracle,random,random --seed 3\n"
+        "  eleusis-lab run experiments/rule_complexity.toml --games 100 --jobs 2",
+        formatter_class=_HelpFormatter,
     )
-    listing = rules.add_parser("list", help="the catalog with complexity and acceptability")
-    listing.set_defaults(run=_rules_list)
-    show = rules.add_parser("show", help="one rule: parsed form, figures, legal faces")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"eleusis-lab {__version__}",
+        help="print the version",
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="see eleusis-lab COMMAND --help"
+    )
+
+    listing = _command(
+        commands,
+        "list",
+        "the names of agents, games, dealers, grammars or catalog rules, with one line each",
+        "eleusis-lab list agents",
+    )
+    listing.add_argument("kind", choices=LIST_KINDS, help="what to list")
+    listing.set_defaults(run=_list)
+
+    rules = _subcommands(
+        _command(commands, "rules", "inspect rules", "eleusis-lab rules show suit_cycle"),
+        "rules_command",
+    )
+    _command(
+        rules,
+        "list",
+        "the catalog with complexity and acceptability",
+        "eleusis-lab rules list",
+    ).set_defaults(run=_rules_list)
+    show = _command(
+        rules,
+        "show",
+        "one rule: parsed form, figures, legal faces",
+        'eleusis-lab rules show "color(card) != color(last)"',
+    )
     show.add_argument("rule", help="a catalog name or rule text")
     show.set_defaults(run=_rules_show)
-    equiv = rules.add_parser("equiv", help="are two rules equivalent?")
+    equiv = _command(
+        rules,
+        "equiv",
+        "are two rules equivalent?",
+        'eleusis-lab rules equiv red_only "not black(card)"',
+        description="Are two rules equivalent? If not, a context and a card where they differ.",
+    )
     equiv.add_argument("first", help="a catalog name or rule text")
     equiv.add_argument("second", help="a catalog name or rule text")
     equiv.set_defaults(run=_rules_equiv)
 
-    play = commands.add_parser("play", help="play one game or a whole match")
-    play.add_argument("--game", default="classic", choices=list(PLAY_GAMES))
+    play = _command(
+        commands,
+        "play",
+        "play one game or a whole match",
+        "eleusis-lab play --agents oracle,random --rule suit_cycle --seed 3 --json game.json",
+    )
+    play.add_argument("--game", default="classic", choices=list(PLAY_GAMES), help="which game")
     play.add_argument(
-        "--players", type=int, help="players, the dealer not counted (with --match: participants)"
+        "--players",
+        type=_COUNT,
+        metavar="N",
+        help="players, the dealer not counted (with --match: participants; default: one per"
+        " agent named, else the game's usual number)",
     )
     play.add_argument(
         "--agents",
@@ -92,7 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
         " default: random, secrets-random for secrets)",
     )
     play.add_argument("--rule", help="a catalog name or rule text (default: drawn by the seed)")
-    play.add_argument("--seed", type=int, default=0)
+    play.add_argument(
+        "--seed",
+        type=_SEED,
+        metavar="S",
+        help="the seed of the deal (and of the rule when --rule is not given); default: a fresh"
+        " one, printed on stderr so that the game can be played again",
+    )
     play.add_argument("--json", metavar="PATH", help="write the game record (or match) as JSON")
     play.add_argument(
         "--match", action="store_true", help="play a match: everyone deals (classic: twice)"
@@ -107,7 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="an agent that fails: record it and play a documented substitute, or stop",
     )
     play.add_argument(
-        "--decision-seconds", type=float, metavar="S", help="time budget per decision"
+        "--decision-seconds",
+        type=float,
+        metavar="S",
+        help="time budget per decision (default: none)",
     )
     play.add_argument(
         "--beliefs",
@@ -116,10 +259,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.set_defaults(run=_play)
 
-    run = commands.add_parser("run", help="run an experiment spec (TOML)")
+    run = _command(
+        commands,
+        "run",
+        "run an experiment spec (TOML), or resume it",
+        "eleusis-lab run experiments/rule_complexity.toml --games 100 --jobs 2",
+    )
     run.add_argument("spec", help="an experiment spec (TOML)")
     run.add_argument("--out", metavar="DIR", help="output directory (default: the spec's)")
-    run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    run.add_argument(
+        "--jobs",
+        type=_whole(1, also=-1),
+        default=1,
+        metavar="N",
+        help="worker processes (-1: every core)",
+    )
     run.add_argument(
         "--backend",
         choices=("local", "dask"),
@@ -130,18 +284,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler"
     )
     run.add_argument(
-        "--games", type=int, metavar="N", help="games (or matches) per cell, e.g. for a trial"
+        "--games",
+        type=_COUNT,
+        metavar="N",
+        help="games (or matches) per cell, e.g. for a trial (default: the spec's)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=_run)
 
-    report = commands.add_parser("report", help="figures and a page of an experiment's results")
+    report = _command(
+        commands,
+        "report",
+        "figures and a page of an experiment's results",
+        "eleusis-lab report results/rule_complexity",
+    )
     report.add_argument("dir", help="an output directory of `eleusis-lab run`")
     report.add_argument(
         "--out", metavar="DIR", help="where to write the report (default: DIR/report)"
     )
     report.add_argument(
-        "--bins", type=int, default=5, metavar="N", help="bins of each complexity measure"
+        "--bins", type=_COUNT, default=5, metavar="N", help="bins of each complexity measure"
     )
     report.add_argument(
         "--no-example",
@@ -149,31 +311,59 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="do not replay the first game to draw its layout",
     )
-    report.add_argument("--dpi", type=int, default=120, help="resolution of the PNG files")
+    report.add_argument(
+        "--dpi", type=_COUNT, default=120, metavar="N", help="resolution of the PNG files"
+    )
     report.set_defaults(run=_report)
 
-    replay = commands.add_parser("replay", help="re-check a game record")
-    replay.add_argument("path")
+    replay = _command(
+        commands,
+        "replay",
+        "re-check a game or match record",
+        "eleusis-lab replay game.json",
+        description="Re-check a game or match record: OK, or the first discrepancy (exit 1).",
+    )
+    replay.add_argument("path", help="a record written by `eleusis-lab play --json`")
     replay.set_defaults(run=_replay)
 
-    bench = commands.add_parser("bench", help="benchmarks").add_subparsers(
-        dest="bench_command", required=True, metavar="SUBCOMMAND"
+    bench = _subcommands(
+        _command(commands, "bench", "benchmarks", "eleusis-lab bench engine --games 500"),
+        "bench_command",
     )
-    engine = bench.add_parser("engine", help="classic games per second")
-    engine.add_argument("--games", type=int, default=2000)
+    engine = _command(
+        bench, "engine", "classic games per second", "eleusis-lab bench engine --games 500"
+    )
+    engine.add_argument("--games", type=_COUNT, default=2000, metavar="N", help="games to play")
     engine.set_defaults(run=_bench_engine)
-    agents = bench.add_parser("agents", help="compare agents over the catalog rules")
+    agents = _command(
+        bench,
+        "agents",
+        "compare agents over the catalog rules",
+        "eleusis-lab bench agents --agents random,tree --seeds 2 --rules suit_cycle",
+    )
     agents.add_argument("--agents", default="random,oracle", help=_AGENTS_HELP)
-    agents.add_argument("--games", type=int, default=3, help="seeds per rule")
-    agents.add_argument("--players", type=int, default=3)
+    agents.add_argument("--seeds", type=_COUNT, default=3, metavar="N", help="seeds per rule")
+    agents.add_argument("--games", dest="seeds", type=_COUNT, action=_Renamed, new="--seeds")
+    agents.add_argument(
+        "--players",
+        type=_COUNT,
+        default=3,
+        metavar="N",
+        help="players per game (the agent in every seat)",
+    )
     agents.add_argument(
         "--rules", nargs="+", metavar="RULE", help="catalog names or rule texts (default: all)"
     )
     agents.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
     agents.set_defaults(run=_bench_agents)
-    solo = bench.add_parser("solo", help="the solo benchmark protocol over the catalog rules")
+    solo = _command(
+        bench,
+        "solo",
+        "the solo benchmark protocol over the catalog rules",
+        "eleusis-lab bench solo --agents oracle,bayes --seeds 1 --rules red_only suit_cycle",
+    )
     solo.add_argument("--agents", default="random,oracle,bayes", help=_AGENTS_HELP)
-    solo.add_argument("--seeds", type=int, default=2, help="seeds per rule")
+    solo.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
     solo.add_argument(
         "--rules", nargs="+", metavar="RULE", help="catalog names or texts (default: acceptable)"
     )
@@ -207,45 +397,76 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solo.add_argument("--csv", metavar="PATH", help="also write the per-game table as CSV")
     solo.set_defaults(run=_bench_solo)
-    calibrate = bench.add_parser(
+    calibrate = _command(
+        bench,
         "calibrate",
-        help="fit a solo agent's calibration on folds of rules and measure it on the others",
+        "fit a solo agent's calibration on folds of rules and measure it on the others",
+        "eleusis-lab bench calibrate --agent bayes --seeds 1 --folds 3",
     )
     calibrate.add_argument("--agent", default="bayes", help="one agent spec with a calibration")
     calibrate.add_argument(
-        "--rules-file", default="people", metavar="PATH", help="a rule file (default: people)"
+        "--rules-file",
+        default="people",
+        metavar="PATH",
+        help="a rule file ('people': the packaged rules people write)",
     )
-    calibrate.add_argument("--seeds", type=int, default=2, help="seeds per rule")
-    calibrate.add_argument("--folds", type=int, default=5, help="folds by rule (k)")
+    calibrate.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
+    calibrate.add_argument(
+        "--folds", type=_whole(2), default=5, metavar="K", help="folds by rule (k)"
+    )
     calibrate.add_argument("--plot", metavar="PNG", help="draw the curves, raw and held out")
     calibrate.add_argument("--write", metavar="PATH", help="save the map fitted on every rule")
     calibrate.set_defaults(run=_bench_calibrate)
-    prior = bench.add_parser(
+    prior = _command(
+        bench,
         "prior",
-        help="fit the production prior on folds of rules, play the held-out rules with it",
+        "fit the production prior on folds of rules, play the held-out rules with it",
+        "eleusis-lab bench prior --agent bayes --seeds 1 --split families",
     )
     prior.add_argument("--agent", default="bayes", help="one agent spec with productions")
     prior.add_argument(
-        "--rules-file", default="people", metavar="PATH", help="a rule file (default: people)"
+        "--rules-file",
+        default="people",
+        metavar="PATH",
+        help="a rule file ('people': the packaged rules people write)",
     )
-    prior.add_argument("--seeds", type=int, default=2, help="seeds per rule")
-    prior.add_argument("--folds", type=int, default=5, help="folds by rule (k)")
+    prior.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
+    prior.add_argument("--folds", type=_whole(2), default=5, metavar="K", help="folds by rule (k)")
     prior.add_argument(
         "--split",
         choices=("rules", "families"),
         default="rules",
-        help="k folds by rule, or leave one family out (default: rules)",
+        help="k folds by rule, or leave one family out",
     )
     prior.add_argument(
         "--write", metavar="PATH", help="save the prior fitted on the catalog and every rule"
     )
     prior.set_defaults(run=_bench_prior)
-    runner = bench.add_parser("run", help="an experiment with 1 and 2 workers: speed-up, overhead")
+    runner = _command(
+        bench,
+        "run",
+        "an experiment with 1 and 2 workers: speed-up, overhead",
+        "eleusis-lab bench run experiments/agent_leaderboard.toml --games 20",
+    )
     runner.add_argument("spec", help="an experiment spec (TOML)")
-    runner.add_argument("--games", type=int, help="games per cell instead of the spec's")
-    runner.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="worker counts")
+    runner.add_argument(
+        "--games", type=_COUNT, metavar="N", help="games per cell (default: the spec's)"
+    )
+    runner.add_argument(
+        "--jobs", type=_COUNT, nargs="+", default=[1, 2], metavar="N", help="worker counts"
+    )
     runner.set_defaults(run=_bench_run)
     return parser
+
+
+def _list(args) -> int:
+    from eleusis_lab.listing import listing
+
+    rows = listing(args.kind)
+    width = max(len(name) for name, _ in rows)
+    for name, text in rows:
+        print(f"{name:{width}}  {text}")
+    return 0
 
 
 # -- rules ------------------------------------------------------------------------------
@@ -362,45 +583,50 @@ def _play(args) -> int:
             flag = "--" + option.replace("_", "-")
             raise ConfigError(f"{flag} does not apply to {args.game}")
     config = config_type(**{k: v for k, v in options.items() if k in known})
+    if secrets and args.rule:
+        raise ConfigError("secrets is played without a rule: leave out --rule")
+    rule = get_rule(args.rule) if args.rule else None
+    if args.game == "solo":
+        if len(agents) != 1:
+            raise ConfigError(f"solo is played by one agent, not {len(agents)}")
+        agents = agents[0]
+    seed = args.seed if args.seed is not None else _fresh_seed()
     pool = acceptable_rules()
     if args.game == "new-eleusis":  # its rules read only the main line
         pool = [rule for rule in pool if "outcome" not in rule.slots]
     if args.match:
         if module_name == "classic":
             module = importlib.import_module("eleusis_lab.games.match")
-        rules = get_rule(args.rule) if args.rule else pool
-        result = getattr(module, match_name)(agents, seed=args.seed, rules=rules, config=config)
-        print(result.summary())
-        if args.json:
-            _write(args.json, result.to_json())
-        return 0
-    if secrets:
-        if args.rule:
-            raise ConfigError("secrets is played without a rule: leave out --rule")
-        record = module.play_secrets(agents, seed=args.seed, config=config)
-        print(format_layout(record))
-        if args.json:
-            _write(args.json, record.to_json())
-        return 0
-    if args.rule:
-        rule = get_rule(args.rule)
+        played = getattr(module, match_name)(agents, seed=seed, rules=rule or pool, config=config)
+        text = played.summary()
+    elif secrets:
+        played = module.play_secrets(agents, seed=seed, config=config)
+        text = format_layout(played)
     else:
-        rule = pool[np.random.default_rng(args.seed).integers(len(pool))]
-    if args.game == "solo":
-        if len(agents) != 1:
-            raise ConfigError(f"solo is played by one agent, not {len(agents)}")
-        agents = agents[0]
-    if args.beliefs:
-        from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
+        if rule is None:
+            rule = pool[np.random.default_rng(seed).integers(len(pool))]
+        text = ""
+        if args.beliefs:
+            from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
 
-        record, beliefs = solo_beliefs(rule, agents, seed=args.seed, config=config)
-        print(format_beliefs(beliefs), end="\n\n")
-    else:
-        record = getattr(module, play_name)(rule, agents, seed=args.seed, config=config)
-    print(format_layout(record))
+            played, beliefs = solo_beliefs(rule, agents, seed=seed, config=config)
+            text = format_beliefs(beliefs) + "\n\n"
+        else:
+            played = getattr(module, play_name)(rule, agents, seed=seed, config=config)
+        text += format_layout(played)
+    if args.seed is None:
+        print(f"seed {seed} (play it again with --seed {seed})", file=sys.stderr)
+    print(text)
     if args.json:
-        _write(args.json, record.to_json())
+        _write(args.json, played.to_json())
     return 0
+
+
+def _fresh_seed() -> int:
+    """A seed for a game played without ``--seed``: a new deal (and rule) every time."""
+    import secrets
+
+    return secrets.randbelow(10**7)
 
 
 def _run(args) -> int:
@@ -429,7 +655,14 @@ def _replay(args) -> int:
     if problems:
         print(f"MISMATCH: {problems[0]}")
         return 1
-    print(f"OK: the {record.game} game of seed {record.seed}: every play and score check out")
+    if hasattr(record, "totals"):  # a match
+        games = plural(len(record.games), "game")
+        print(
+            f"OK: the {record.game} match of seed {record.seed} ({games}):"
+            " every play, score and total checks out"
+        )
+    else:
+        print(f"OK: the {record.game} game of seed {record.seed}: every play and score check out")
     return 0
 
 
@@ -446,7 +679,7 @@ def _bench_agents(args) -> int:
     names = split_specs(args.agents)
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
-    table = bench_agents(names, rules, games=args.games, players=args.players, verbose=True)
+    table = bench_agents(names, rules, games=args.seeds, players=args.players, verbose=True)
     if args.csv:
         table.to_csv(args.csv)
         print(f"written to {args.csv}")
@@ -510,7 +743,8 @@ def _bench_calibrate(args) -> int:
             "seeds": args.seeds,
         }
         result.final.save(args.write, **about)
-        print(f"calibration map fitted on all {len(rules)} rules written to {args.write}")
+        fitted = f"all {plural(len(rules), 'rule')}" if len(rules) > 1 else "its one rule"
+        print(f"calibration map fitted on {fitted} written to {args.write}")
     return 0
 
 

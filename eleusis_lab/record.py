@@ -488,8 +488,9 @@ def _own(game: str, which: int) -> Any:
 def read_record(text: str) -> Any:
     """A record of any game from its JSON text, whatever the game.
 
-    A `GameRecord` (classic, four-to-eight), or the record class of the game's module
-    (Delphi, solo, New Eleusis); raises `RecordError` on anything else.
+    A `GameRecord` (classic, four-to-eight), the record class of the game's module
+    (Delphi, solo, New Eleusis), or a match of any game (`eleusis_lab.games.match`);
+    raises `RecordError` on anything else.
 
     >>> read_record('{"format": 2, "game": "classic"}')
     Traceback (most recent call last):
@@ -500,6 +501,11 @@ def read_record(text: str) -> Any:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise RecordError(f"not a game record: invalid JSON ({error})") from None
+    from eleusis_lab.games.match import is_match, read_match
+
+    if is_match(data):
+        with reading_record("match record"):
+            return read_match(data)
     game = data.get("game") if isinstance(data, dict) else None
     if game in _OWN_RECORDS:
         return _own(game, 0).from_dict(data)
@@ -507,9 +513,20 @@ def read_record(text: str) -> Any:
 
 
 def load_record(path: str | Path) -> Any:
-    """Read a record of any game saved as JSON (see `read_record`)."""
+    """Read a record of any game saved as JSON (see `read_record`).
+
+    Raises `RecordError`, naming ``path``, when the file is missing, unreadable or not a
+    record.
+    """
     try:
-        return read_record(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such game record") from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise RecordError(f"{path}: cannot read the record: {reason}") from None
+    try:
+        return read_record(text)
     except RecordError as error:
         raise RecordError(f"{path}: {error}") from None
 
@@ -519,6 +536,9 @@ def load_record(path: str | Path) -> Any:
 
 def replay(record: GameRecord) -> list[str]:
     """Check a record against the rules of its game, without the agents.
+
+    A match (`eleusis_lab.games.match.MatchResult`) is checked by
+    `eleusis_lab.games.match.replay_match`: the rotation, each game, the totals.
 
     Re-parses the rule, re-deals from the seed, replays every event (turn order, the
     card comes from the hand or wrong pile that holds it, position, verdict), re-derives
@@ -559,6 +579,10 @@ def replay(record: GameRecord) -> list[str]:
     >>> len(record.faults), record.faults[0].kind, replay(record)
     (26, 'illegal_card', [])
     """
+    from eleusis_lab.games.match import MatchResult, replay_match
+
+    if isinstance(record, MatchResult):
+        return replay_match(record)
     if record.game == "classic":
         return _replay_classic(record)
     if record.game in _OWN_RECORDS:

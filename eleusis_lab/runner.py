@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ from eleusis_lab.storage import (
     write_metadata,
     write_table,
 )
+from eleusis_lab.text import plural
 
 __all__ = [
     "BACKENDS",
@@ -115,7 +116,9 @@ def _joblib(shards: Sequence[Shard], jobs: int) -> Iterator[ShardResult]:
         yield from parallel(delayed(play_shard)(shard, figures=False) for shard in shards)
 
 
-def _dask(shards: Sequence[Shard], jobs: int, scheduler: Any) -> Iterator[ShardResult]:
+def _dask(
+    shards: Sequence[Shard], jobs: int, scheduler: Any, on_client: Callable[[Any], None]
+) -> Iterator[ShardResult]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError as error:
@@ -136,6 +139,7 @@ def _dask(shards: Sequence[Shard], jobs: int, scheduler: Any) -> Iterator[ShardR
         owned = [client]
     else:
         client = scheduler  # a distributed.Client the caller keeps
+    on_client(client)
     futures = client.map(play_shard, list(shards), figures=False, pure=False)
     pending = set(futures)
     try:
@@ -150,10 +154,16 @@ def _dask(shards: Sequence[Shard], jobs: int, scheduler: Any) -> Iterator[ShardR
 
 
 def _results(
-    shards: Sequence[Shard], jobs: int, backend: str, scheduler: Any
+    shards: Sequence[Shard],
+    jobs: int,
+    backend: str,
+    scheduler: Any,
+    on_client: Callable[[Any], None] = lambda client: None,
 ) -> Iterator[ShardResult]:
+    """The results of ``shards`` as they finish; ``on_client`` is called with the Dask
+    client, once connected."""
     if backend == "dask":
-        return _dask(shards, jobs, scheduler)
+        return _dask(shards, jobs, scheduler, on_client)
     if jobs == 1 or len(shards) <= 1:
         return _in_process(shards)
     return _joblib(shards, jobs)
@@ -339,6 +349,13 @@ def run_experiment(
     )
     started = time.perf_counter()
 
+    def dask_cluster(client: Any) -> None:
+        """Record the cluster a Dask run starts on: its workers and their threads."""
+        workers = client.scheduler_info().get("workers", {})
+        run["dask_workers"] = len(workers)
+        run["dask_threads"] = sum(worker.get("nthreads", 0) for worker in workers.values())
+        write_metadata(out, metadata)
+
     def finish(status: str) -> None:
         run.update(status=status, finished=_now(), seconds=round(time.perf_counter() - started, 3))
         if run["seconds"] > 0:
@@ -347,7 +364,10 @@ def run_experiment(
 
     try:
         # Closing the results stops the workers at once, whatever stopped the loop.
-        with bar, contextlib.closing(_results(todo, jobs, backend, scheduler)) as results:
+        with (
+            bar,
+            contextlib.closing(_results(todo, jobs, backend, scheduler, dask_cluster)) as results,
+        ):
             for result in results:
                 name = result.shard.name
                 if result.events is not None:
@@ -360,7 +380,8 @@ def run_experiment(
         finish("interrupted")
         kept = len(done_shards(out) & {shard.name for shard in shards})
         raise RunInterrupted(
-            f"interrupted: {kept} of {len(shards)} shards kept in {out}; run again to resume"
+            f"interrupted: {kept} of {plural(len(shards), 'shard')} kept in {out}; run again"
+            " to resume"
         ) from None
     except BaseException:
         finish("failed")
@@ -402,12 +423,16 @@ def run_command(args: argparse.Namespace) -> int:
     games = table[["cell", "game"]].drop_duplicates().shape[0] if len(table) else 0
     resumed = f", {attrs['shards_skipped']} already stored" if attrs["shards_skipped"] else ""
     print(
-        f"{games} games, {len(table)} rows in {attrs['out']} ({attrs['shards']} shards"
+        f"{plural(games, 'game')}, {plural(len(table), 'row')} in {attrs['out']}"
+        f" ({plural(attrs['shards'], 'shard')}"
         f"{resumed}; {attrs['seconds']:.1f} s)"
     )
     faults = int(table["faults"].sum()) if len(table) else 0
     if faults:
-        print(f"warning: agents faulted {faults} times (see the faults column)", file=sys.stderr)
+        print(
+            f"warning: agents faulted {plural(faults, 'time')} (see the faults column)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -482,7 +507,7 @@ def bench_run(
 
 def format_bench(figures: dict[str, float], jobs: Sequence[int]) -> str:
     """The figures of `bench_run` as a few lines of text."""
-    lines = [f"{figures['games']:g} games in {figures['shards']:g} shards"]
+    lines = [f"{plural(figures['games'], 'game')} in {plural(figures['shards'], 'shard')}"]
     for n in jobs:
         speedup = ""
         if f"speedup_{n}" in figures:

@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -67,12 +68,22 @@ def events_path(out: str | Path, shard: str) -> Path:
     return Path(out) / "events" / f"{shard}.parquet"
 
 
+@functools.cache
+def _file_mode() -> int:
+    """The mode of a new file under this process's umask (``0o644`` under ``022``)."""
+    umask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _atomic(path: Path, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = f"{_TEMP}{os.getpid()}-{path.name}."
     handle, temporary = tempfile.mkstemp(prefix=prefix, dir=path.parent)
     os.close(handle)
     try:
+        # mkstemp makes the file private (0600); results are for the group to read too.
+        os.chmod(temporary, _file_mode())
         write(temporary)
         os.replace(temporary, path)
     except BaseException:

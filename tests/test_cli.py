@@ -64,7 +64,7 @@ def test_rules_equiv(capsys):
         (["rules", "show", "rank(card) >"], "line 1, column 13"),
         (["play", "--agents", "random,nobody", "--rule", "red(card)"], "nobody"),
         (["play", "--players", "3", "--agents", "random,random"], "--players is 3"),
-        (["replay", "/nonexistent/record.json"], "No such file"),
+        (["replay", "/nonexistent/record.json"], "/nonexistent/record.json: no such game record"),
         (["play", "--game", "delphi", "--retry-in-turn"], "--retry-in-turn does not apply"),
         (["play", "--game", "solo", "--agents", "oracle,oracle"], "solo is played by one agent"),
         (["play", "--game", "solo", "--match"], "solo has no match"),
@@ -180,7 +180,7 @@ def test_bench_solo_reads_a_rule_file_and_draws_the_calibration(capsys, tmp_path
     argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--families"]
     code, out, _ = run(capsys, *argv, "--rules-file", str(rules), "--calibration", str(png))
     assert code == 0 and png.stat().st_size > 0
-    assert "2 rules x 1 seeds" in out
+    assert "2 rules x 1 seed;" in out
     assert re.search(r"oracle\s+one card\s+1\s+1\s+1\s+30", out)
     assert re.search(r"^\s+start\s+1\s+1\s+1\s+30", out, re.MULTILINE)
     code, _, err = run(capsys, "bench", "solo", "--rules-file", str(tmp_path / "none.toml"))
@@ -199,7 +199,7 @@ def test_bench_solo_warns_of_agent_faults(capsys):
     argv = ["bench", "solo", "--agents", "bayes(grammar=nonesuch)", "--seeds", "1"]
     code, out, err = run(capsys, *argv, "--rules", "red_only")
     assert code == 0 and "bayes(grammar=nonesuch)" in out
-    assert "warning: bayes(grammar=nonesuch): 1 of 1 games recorded agent faults" in err
+    assert "warning: bayes(grammar=nonesuch): 1 of 1 game recorded agent faults" in err
     assert "unknown grammar 'nonesuch'" in err
 
 
@@ -383,3 +383,46 @@ def test_rules_show_of_a_rule_over_the_analysis_budget_is_one_line_and_exit_2(ca
         " more than 1,000 contexts (Budget.states)\n"
     )
     assert "Traceback" not in out + err
+
+
+@pytest.mark.parametrize(
+    ("game", "agents"),
+    [
+        ("classic", "oracle,random,random"),
+        ("four-to-eight", "oracle,random,random,random"),
+        ("delphi", "oracle,random"),
+        ("new-eleusis", "oracle,random,random,random"),
+    ],
+)
+def test_play_match_writes_a_record_that_replays(capsys, tmp_path, game, agents):
+    path = tmp_path / "match.json"
+    argv = ["play", "--game", game, "--match", "--agents", agents, "--seed", "2"]
+    code, _, _ = run(capsys, *argv, "--rule", "red_only", "--json", str(path))
+    assert code == 0 and json.loads(path.read_text())["kind"] == "match"
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and out.startswith(f"OK: the {game} match of seed 2 (")
+    record = json.loads(path.read_text())
+    record["totals"][0] += 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and out.startswith("MISMATCH: totals: recorded")
+
+
+def test_replay_checks_every_game_of_a_match_and_reads_one_without_format(capsys, tmp_path):
+    path = tmp_path / "match.json"
+    argv = ["play", "--match", "--agents", "oracle,random,random", "--seed", "1"]
+    run(capsys, *argv, "--json", str(path))
+    record = json.loads(path.read_text())
+    for field in ("format", "kind", "game"):  # as written before matches had a format
+        del record[field]
+    path.write_text(json.dumps(record))
+    assert run(capsys, "replay", str(path))[0] == 0
+    record["games"][3]["dealer_score"] += 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and out.startswith("MISMATCH: game 3: dealer score: recorded")
+    record["games"][3]["dealer_score"] -= 1
+    record["dealers"][0] = 1
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 1 and "game 0: dealt by 1" in out

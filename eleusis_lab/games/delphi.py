@@ -795,6 +795,7 @@ class DelphiMatch(MatchResult):
 
     record_type = DelphiRecord
     title = "Delphi"
+    game = GAME
 
     def summary(self) -> str:
         """A table of the games and the totals, for a terminal."""

@@ -552,6 +552,7 @@ class FourToEightMatch(MatchResult):
     """
 
     title = "four-to-eight Eleusis"
+    game = GAME
 
 
 def play_four_to_eight_match(

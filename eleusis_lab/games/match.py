@@ -21,7 +21,9 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,11 +34,22 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import check_seed, is_int
 from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.record import GameRecord, describe_agent, jsonable
+from eleusis_lab.record import GameRecord, RecordError, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import complexity
 
-__all__ = ["MatchResult", "play_match"]
+__all__ = ["MATCH_FORMAT", "MatchResult", "is_match", "play_match", "read_match", "replay_match"]
+
+#: The version of a match's JSON (``format``); the matches written before it had none.
+MATCH_FORMAT = 1
+
+# The match class of each game, by module (imported when a match of it is read).
+_MATCH_TYPES = {
+    "classic": ("match", "MatchResult"),
+    "four-to-eight": ("four_to_eight", "FourToEightMatch"),
+    "delphi": ("delphi", "DelphiMatch"),
+    "new-eleusis": ("new_eleusis", "NewEleusisMatch"),
+}
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,25 @@ class MatchResult:
     record_type = GameRecord
     #: The name of the game in the summary's title.
     title = "classic Eleusis"
+    #: The game of every record (its ``game`` field), written in the match's JSON.
+    game = "classic"
+
+    @classmethod
+    def score_totals(
+        cls,
+        n: int,
+        dealers: Sequence[int],
+        seats: Sequence[Sequence[int]],
+        games: Sequence[Any],
+    ) -> list[float]:
+        """The ``n`` participants' totals that the games' scores give: the sum of each
+        one's dealer and player scores (a game's rules may say otherwise)."""
+        sums = [0.0] * n
+        for dealer, seated, record in zip(dealers, seats, games, strict=True):
+            sums[dealer] += record.dealer_score
+            for seat, who in enumerate(seated):
+                sums[who] += record.player_scores[seat]
+        return sums
 
     @property
     def winners(self) -> list[int]:
@@ -107,6 +139,9 @@ class MatchResult:
     def to_dict(self) -> dict[str, Any]:
         """The match as JSON-ready data, with every game record in full."""
         return {
+            "format": MATCH_FORMAT,
+            "kind": "match",
+            "game": self.game,
             "seed": self.seed,
             "participants": [dict(agent) for agent in self.participants],
             "dealers": list(self.dealers),
@@ -122,7 +157,11 @@ class MatchResult:
     @classmethod
     def from_json(cls, text: str) -> MatchResult:
         """Read a match written by `to_json`."""
-        data = json.loads(text)
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchResult:
+        """Read a match from `to_dict` data (or a match written before ``format``)."""
         return cls(
             seed=data["seed"],
             participants=tuple(data["participants"]),
@@ -205,15 +244,13 @@ def rotate_deal(
     read_rule: Callable[[Rule | str], Rule] = lambda rule: (
         parse(rule) if isinstance(rule, str) else rule
     ),
-    totals: Callable[[list[int], list[tuple[int, ...]], list[Any]], Sequence[float]] | None = None,
 ) -> MatchResult:
     """The match of any game: ``games`` games, the deal passing left after each.
 
     Participant ``g mod n`` deals game ``g`` and the others sit from the dealer's left;
     each game's rule is drawn uniformly from ``rules`` and its seed derived from
     ``seed`` (`numpy.random.SeedSequence`). ``play(rule, seated_agents, game_seed)``
-    plays one game and returns its record. A participant's total is the sum of his
-    dealer and player scores, unless ``totals(dealers, seats, records)`` says otherwise.
+    plays one game and returns its record. The totals are ``result_type.score_totals``.
     """
     agents = list(agents)
     n = len(agents)
@@ -227,24 +264,15 @@ def rotate_deal(
         raise ConfigError("a match needs at least one rule")
     seed = check_seed(seed)
     dealers = [g % n for g in range(games)]
-    rule_sequence, game_sequence = np.random.SeedSequence(seed).spawn(2)
-    rng = np.random.default_rng(rule_sequence)
-    # 63-bit seeds: they fit the int64 columns of results tables.
-    game_seeds = (game_sequence.generate_state(max(games, 1), dtype=np.uint64) >> 1).tolist()
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[0])
+    game_seeds = match_game_seeds(seed, games)
     records, seats_per_game = [], []
     for dealer, game_seed in zip(dealers, game_seeds, strict=False):
         seats = tuple((dealer + 1 + i) % n for i in range(n - 1))
         rule = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
         records.append(play(rule, [agents[who] for who in seats], game_seed))
         seats_per_game.append(seats)
-    if totals is None:
-        sums = [0.0] * n
-        for dealer, seats, record in zip(dealers, seats_per_game, records, strict=True):
-            sums[dealer] += record.dealer_score
-            for seat, who in enumerate(seats):
-                sums[who] += record.player_scores[seat]
-    else:
-        sums = list(totals(dealers, seats_per_game, records))
+    sums = result_type.score_totals(n, dealers, seats_per_game, records)
     return result_type(
         seed=seed,
         participants=tuple(describe_agent(agent) for agent in agents),
@@ -253,3 +281,81 @@ def rotate_deal(
         seats=tuple(seats_per_game),
         totals=tuple(sums),
     )
+
+
+def match_game_seeds(seed: int, games: int) -> list[int]:
+    """The seed of each of a match's ``games`` games, derived from the match seed.
+
+    The second child of ``numpy.random.SeedSequence(seed)`` (the first draws the rules);
+    63-bit seeds, so that they fit the int64 columns of results tables.
+    """
+    game_sequence = np.random.SeedSequence(seed).spawn(2)[1]
+    return (game_sequence.generate_state(max(games, 1), dtype=np.uint64) >> 1).tolist()[:games]
+
+
+def is_match(data: Any) -> bool:
+    """Whether JSON data is a match (`MatchResult.to_dict`), of this format or earlier."""
+    if not isinstance(data, dict):
+        return False
+    return data.get("kind") == "match" or {"participants", "games", "totals"} <= data.keys()
+
+
+def read_match(data: dict[str, Any]) -> MatchResult:
+    """The match of any game from its JSON data (`is_match`); `RecordError` when the
+    game has no match or the format is unknown, `KeyError` for a missing field."""
+    version = data.get("format", MATCH_FORMAT)
+    if version != MATCH_FORMAT:
+        raise RecordError(f"unknown match record format {version!r} (this version reads 1)")
+    games = data["games"]
+    game = data.get("game") or (games[0].get("game") if games else "classic")
+    if game not in _MATCH_TYPES:
+        raise RecordError(f"a match of {game!r}: that game has no match")
+    module, name = _MATCH_TYPES[game]
+    cls = getattr(importlib.import_module(f"eleusis_lab.games.{module}"), name)
+    return cls.from_dict(data)
+
+
+def replay_match(match: MatchResult) -> list[str]:
+    """Check a match: the deal passing left, each game's seed, seats and replay, the totals.
+
+    Returns the discrepancies found (each game's prefixed ``game K:``); empty when the
+    match checks out.
+
+    >>> from eleusis_lab.registry import parse_agent_list
+    >>> match = play_match(parse_agent_list("random,random,oracle"), seed=0, rules="red(card)")
+    >>> replay_match(match)
+    []
+    >>> import dataclasses
+    >>> replay_match(dataclasses.replace(match, totals=(0.0, 0.0, 0.0)))[0][:16]
+    'totals: recorded'
+    """
+    from eleusis_lab.record import replay
+
+    n, count = len(match.participants), len(match.games)
+    if not (len(match.dealers) == len(match.seats) == count):
+        return [f"{count} games but {len(match.dealers)} dealers and {len(match.seats)} seatings"]
+    problems = []
+    seeds = match_game_seeds(match.seed, count)
+    for g, (dealer, seats, record) in enumerate(
+        zip(match.dealers, match.seats, match.games, strict=True)
+    ):
+        passing = tuple((g % n + 1 + i) % n for i in range(n - 1))
+        if (dealer, tuple(seats)) != (g % n, passing):
+            problems.append(
+                f"game {g}: dealt by {dealer} to {list(seats)}; the deal passing left gives"
+                f" {g % n} to {list(passing)}"
+            )
+            continue
+        if record.game != match.game:
+            problems.append(f"game {g}: a {record.game} game in a {match.game} match")
+        if record.seed != seeds[g]:
+            problems.append(f"game {g}: seed {record.seed}; the match seed gives {seeds[g]}")
+        if list(record.agents) != [match.participants[who] for who in seats]:
+            problems.append(f"game {g}: the agents at its seats are not participants {seats}")
+        problems += [f"game {g}: {problem}" for problem in replay(record)]
+    totals = match.score_totals(n, match.dealers, match.seats, match.games)
+    if len(totals) != len(match.totals) or not all(map(math.isclose, totals, match.totals)):
+        recorded = ", ".join(f"{t:g}" for t in match.totals)
+        given = ", ".join(f"{t:g}" for t in totals)
+        problems.append(f"totals: recorded {recorded}, the games' scores give {given}")
+    return problems

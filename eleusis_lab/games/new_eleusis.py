@@ -646,6 +646,14 @@ class NewEleusisMatch(MatchResult):
 
     record_type = NewEleusisRecord
     title = "New Eleusis"
+    game = GAME
+
+    @classmethod
+    def score_totals(cls, n, dealers, seats, games) -> list[float]:
+        """The totals of `eleusis_lab.games.scoring.new_eleusis_match_totals`."""
+        dealer_scores = [game.dealer_score for game in games]
+        player_scores = [game.player_scores for game in games]
+        return new_eleusis_match_totals(n, dealers, seats, dealer_scores, player_scores)
 
 
 def play_new_eleusis_match(
@@ -703,11 +711,4 @@ def play_new_eleusis_match(
         rounds,
         NewEleusisMatch,
         read_rule=check_rule,
-        totals=lambda dealers, seats, games: new_eleusis_match_totals(
-            n,
-            dealers,
-            seats,
-            [game.dealer_score for game in games],
-            [game.player_scores for game in games],
-        ),
     )

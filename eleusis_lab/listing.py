@@ -1,0 +1,113 @@
+"""What ``eleusis-lab list`` shows: the names a command line accepts, each with one line.
+
+Every list is read from where its names are registered, never copied: agents from the
+entry-point registries (`eleusis_lab.registry.AGENTS` and the Secrets players of
+`eleusis_lab.secrets_agent`), games from the ``play`` command's table, dealers from
+`eleusis_lab.dealers.KINDS`, grammars from `eleusis_lab.rules.enumerate.GRAMMARS` and
+rules from the catalog.
+
+>>> dict(listing("dealers"))["fixed"]
+'The same rule every game.'
+>>> dict(listing("rules"))["red_only"]
+'Play only red cards (diamonds and hearts).'
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+
+__all__ = ["KINDS", "listing"]
+
+
+def first_line(obj: object) -> str:
+    """The first paragraph of ``obj``'s docstring as one line, without reST markup.
+
+    >>> first_line(first_line)
+    "The first paragraph of obj's docstring as one line, without reST markup."
+    """
+    paragraph = (inspect.getdoc(obj) or "").split("\n\n", 1)[0]
+    return " ".join(paragraph.split()).replace("``", "").replace("`", "")
+
+
+def _agents() -> list[tuple[str, str]]:
+    from eleusis_lab.registry import AGENTS
+    from eleusis_lab.secrets_agent import SECRETS_AGENTS
+
+    rows = [(name, first_line(AGENTS.agent_class(name))) for name in AGENTS.available()]
+    for name in SECRETS_AGENTS.available():
+        text = first_line(SECRETS_AGENTS.agent_class(name))
+        rows.append((name, f"Secrets: {text[0].lower()}{text[1:]}"))
+    return rows
+
+
+def _games() -> list[tuple[str, str]]:
+    from eleusis_lab.cli import PLAY_GAMES
+
+    rows = []
+    for name, (module, *_) in PLAY_GAMES.items():
+        text = first_line(importlib.import_module(f"eleusis_lab.games.{module}"))
+        rows.append((name, text.split(": ", 1)[0]))  # the game, not what the module holds
+    return rows
+
+
+def _dealers() -> list[tuple[str, str]]:
+    from eleusis_lab.dealers import KINDS as DEALERS
+
+    return [(name, first_line(cls)) for name, cls in DEALERS.items()]
+
+
+def describe_grammar(grammar) -> str:
+    """What a grammar's rules can read and compute, in one line.
+
+    >>> from eleusis_lab.rules.enumerate import GRAMMARS
+    >>> describe_grammar(GRAMMARS["colours_suits"])
+    'cards card, last; features suit, color; predicates red, black; +; mod 2, 4'
+    """
+    parts = [
+        ("cards", grammar.cards),
+        ("features", grammar.features),
+        ("predicates", grammar.predicates),
+        ("", grammar.arithmetic + grammar.functions + (("unary -",) if grammar.negation else ())),
+        ("mod", grammar.moduli),
+        ("sets of", grammar.set_sizes),
+    ]
+    text = "; ".join(
+        f"{label} {', '.join(map(str, values))}".strip() for label, values in parts if values
+    )
+    if grammar.last_play_right:
+        text += "; the previous verdict"
+    if grammar.copies:
+        text += "; copies (suit(card) == suit(last) made cheap)"
+    return text
+
+
+def _grammars() -> list[tuple[str, str]]:
+    from eleusis_lab.rules.enumerate import DEFAULT_GRAMMAR, GRAMMARS
+
+    return [
+        (name, describe_grammar(grammar) + (" (the default)" if name == DEFAULT_GRAMMAR else ""))
+        for name, grammar in GRAMMARS.items()
+    ]
+
+
+def _rules() -> list[tuple[str, str]]:
+    from eleusis_lab.rules.catalog import catalog
+
+    return [(entry.name, entry.description) for entry in catalog()]
+
+
+#: What can be listed, and where each list comes from.
+KINDS: dict[str, Callable[[], list[tuple[str, str]]]] = {
+    "agents": _agents,
+    "games": _games,
+    "dealers": _dealers,
+    "grammars": _grammars,
+    "rules": _rules,
+}
+
+
+def listing(kind: str) -> list[tuple[str, str]]:
+    """The names of ``kind`` (one of `KINDS`) with a one-line description each."""
+    return KINDS[kind]()

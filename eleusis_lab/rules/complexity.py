@@ -59,6 +59,7 @@ from eleusis_lab.rules.reach import (
     reachable,
 )
 from eleusis_lab.rules.rule import Rule
+from eleusis_lab.text import plural
 
 __all__ = [
     "COPY_BITS",
@@ -103,9 +104,10 @@ class Complexity:
     classes: int
 
     def __str__(self) -> str:
+        classes = plural(self.classes, "context class", "context classes")
         return (
             f"{self.nodes} nodes, {self.bits:.1f} bits, "
-            f"{self.acceptance:.0%} of faces right on average, {self.classes} context classes"
+            f"{self.acceptance:.0%} of faces right on average, {classes}"
         )
 
 

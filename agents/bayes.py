@@ -106,7 +106,7 @@ from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, get_grammar
-from eleusis_lab.rules.prior import ProductionPrior, get_prior
+from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, get_prior
 
 __all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
 
@@ -142,13 +142,28 @@ def _entropy(p: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
+def resolve_productions(productions: str | ProductionPrior, game: str | None) -> ProductionPrior:
+    """The production prior: ``"auto"`` is the prior fitted on the rules people write
+    (``people``) in the solo game, where it was validated on rules it was not fitted
+    to, and the hand-set one elsewhere (as before).
+
+    >>> resolve_productions("auto", "solo").name, resolve_productions("auto", "classic").name
+    ('people', 'hand-set')
+    """
+    if productions == "auto":
+        productions = SOLO_PRODUCTIONS if game == "solo" else UNIFORM
+    return get_prior(productions)
+
+
 def agent_grammar(agent) -> Grammar:
-    """The grammar of a Bayesian agent, priced by its production prior.
+    """The grammar of a Bayesian agent in the game it plays, priced by its production
+    prior (`resolve_productions`).
 
     >>> agent_grammar(BayesAgent(productions="people")).prior.name
     'people'
     """
-    return dataclasses.replace(get_grammar(agent.grammar), prior=get_prior(agent.productions))
+    prior = resolve_productions(agent.productions, agent._game())
+    return dataclasses.replace(get_grammar(agent.grammar), prior=prior)
 
 
 def check_model_params(agent) -> None:
@@ -255,6 +270,8 @@ def resolve_acceptability(acceptability: str, game: str | None) -> str:
 
 #: The mass of the one-card language fitted for solo (module docstring).
 SOLO_ONE_CARD = 0.25
+#: The production prior of solo: fitted on the catalog and the rules people write.
+SOLO_PRODUCTIONS = "people"
 
 
 def resolve_one_card(one_card: float | str, game: str | None) -> float:
@@ -479,9 +496,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         The prior over hypotheses.
     productions : str or ProductionPrior
         What each production of the grammar costs in that prior's bits
-        (`eleusis_lab.rules.prior.get_prior`): ``"hand-set"`` (the default), every
-        alternative of a choice equally likely; ``"people"``, the probabilities fitted
-        on the rules people write (``eleusis-lab bench prior``); or a path to a prior.
+        (`eleusis_lab.rules.prior.get_prior`): ``"hand-set"``, every alternative of a
+        choice equally likely; ``"people"``, the probabilities fitted on the catalog and
+        the rules people write (``eleusis-lab bench prior``); a path to a prior; or
+        ``"auto"`` (the default), ``people`` in solo and ``hand-set`` elsewhere
+        (`resolve_productions`).
     unacceptable : float
         Factor on the prior of hypotheses the game's rule cannot be, in [0, 1]: 0 rules
         them out, 1 ignores the test.
@@ -530,7 +549,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         policy: str = "auto",
         mix: float = 0.5,
         prior: str = "bits",
-        productions: str | ProductionPrior = "hand-set",
+        productions: str | ProductionPrior = "auto",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
         one_card: float | str = "auto",

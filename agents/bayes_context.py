@@ -284,7 +284,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         switches: tuple[str, ...] | None = None,
         policy: str = "auto",
         prior: str = "bits",
-        productions: str | ProductionPrior = "hand-set",
+        productions: str | ProductionPrior = "auto",
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
         one_card: float | str = "auto",

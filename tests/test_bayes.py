@@ -254,6 +254,7 @@ def test_parameters_follow_the_estimator_contract():
         "policy": "mix",
         "mix": 0.3,
         "prior": "bits",
+        "productions": "auto",
         "unacceptable": 1e-3,
         "acceptability": "auto",
         "one_card": "auto",
@@ -268,6 +269,7 @@ def test_parameters_follow_the_estimator_contract():
         {"policy": "best"},
         {"mix": 2},
         {"prior": "flat"},
+        {"productions": "people_who_never_wrote"},
         {"unacceptable": -0.1},
         {"calibration": 0.5},
         {"calibration": "no/such/map.json"},
@@ -348,7 +350,11 @@ def test_a_calibration_map_changes_what_is_stated_not_how_it_plays(tmp_path):
 def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely():
     def prior_of(acceptability, game, text):
         agent = BayesAgent(
-            grammar="standard", max_hypotheses=2000, acceptability=acceptability, one_card=0
+            grammar="standard",
+            max_hypotheses=2000,
+            acceptability=acceptability,
+            one_card=0,
+            productions="hand-set",  # the same space in every game
         )
         agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
         probabilities, _ = agent.posterior()

@@ -426,6 +426,7 @@ DEALER_GRAMMAR = {
     "max_hypotheses": 2000,
     "one_card": 0,
     "acceptability": "dealer",
+    "productions": "hand-set",
 }
 
 
@@ -434,7 +435,7 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
     from agents.bayes import BayesAgent
     from eleusis_lab.agent import Event, GameInfo, Observation
 
-    # the grammar alone and the dealer's test: the one-card language, and rules such as
+    # the hand-set grammar alone and the dealer's test: the one-card language, and rules such as
     # red(card) and red(last) (no card right after a black one), are more rivals
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]

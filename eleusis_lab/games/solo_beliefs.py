@@ -14,22 +14,22 @@ Example
 >>> record, beliefs = solo_beliefs("suit(card) == suit(last)", agent, seed=1)
 >>> print(format_beliefs(beliefs))
 turn  card  verdict  p     best guess (* = the secret rule)
-   1  QC    wrong    0.24  red(card)
-   2  4D    wrong    0.39  red(last)
-   3  5S    right    0.11 *suit(card) == spades
-   4  7S    right    0.15 *suit(card) == spades
-   5  7C    wrong    0.37 *suit(card) == spades
-   6  9H    wrong    0.60 *suit(card) == spades
-   7  10S   right    0.74 *suit(card) == spades
-   8  5D    wrong    0.78 *suit(card) == spades
+   1  8D    wrong    0.42  black(card)
+   2  QC    wrong    0.33  red(last)
+   3  5S    right    0.16  suit(card) in {hearts, spades}
+   4  10S   right    0.25  suit(card) in {hearts, spades}
+   5  JH    wrong    0.34 *suit(card) == spades
+   6  10C   wrong    0.49 *suit(card) == spades
+   7  7S    right    0.51 *suit(card) == spades
                            declared: suit(card) == spades (correct)
 >>> record.score
-23
+24
 
 After a spade starter, "only spades" and "the suit of the last card" agree on every
 card to come, so the published judge counts it found. A declaration is made with the
-turn's card, before its verdict: the agent was sure enough (0.74) after turn 7 and
-declared with turn 8's card.
+turn's card, before its verdict: after turn 6 the two led together, and as no play
+could tell them apart, the agent declared the first with turn 7's card, at 0.49
+(`agents.bayes.SoloDeclaring`).
 """
 
 from __future__ import annotations

@@ -441,6 +441,11 @@ def build_parser() -> argparse.ArgumentParser:
     prior.add_argument(
         "--write", metavar="PATH", help="save the prior fitted on the catalog and every rule"
     )
+    prior.add_argument(
+        "--write-calibration",
+        metavar="PATH",
+        help="also fit the calibration map of the held-out games and save it",
+    )
     prior.set_defaults(run=_bench_prior)
     runner = _command(
         bench,
@@ -766,7 +771,26 @@ def _bench_prior(args) -> int:
     if args.write:
         result.final.save(args.write)
         print(f"production prior fitted on the catalog and {len(rules)} rules: {args.write}")
+    if args.write_calibration:
+        _write_heldout_calibration(result.heldout, rules, args)
     return 0
+
+
+def _write_heldout_calibration(games, rules, args) -> None:
+    """Fit the map of games played with held-out priors, and say what it does held out."""
+    from eleusis_lab.calibration import expected_calibration_error
+    from eleusis_lab.heldout import crossfit_calibration
+
+    final, held = crossfit_calibration(games, rules, args.folds)
+    raw = expected_calibration_error(held["confidence"], held["correct"])
+    calibrated = expected_calibration_error(held["calibrated"], held["correct"])
+    print(
+        f"expected calibration error of {plural(len(held), 'declaration')} on held-out rules:"
+        f" {raw:.3f} as stated, {calibrated:.3f} calibrated on the other folds"
+    )
+    about = {"agent": args.agent, "rules": args.rules_file, "seeds": args.seeds}
+    final.save(args.write_calibration, **about, fitted_on="held-out prior games")
+    print(f"calibration map written to {args.write_calibration}")
 
 
 def _rule_file(source: str):

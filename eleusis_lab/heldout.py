@@ -39,13 +39,14 @@ from eleusis_lab.bench import solo_declarations, solo_games
 from eleusis_lab.calibration import CalibrationMap, fit_calibration
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules.catalog import catalog
-from eleusis_lab.rules.prior import ProductionPrior, fit_prior
+from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, fit_prior
 from eleusis_lab.rules.rule_file import RuleEntry, family_folds, rule_folds
 
 __all__ = [
     "HeldOutCalibration",
     "HeldOutPrior",
     "calibrate_solo",
+    "crossfit_calibration",
     "fit_on_games",
     "fit_people_prior",
     "heldout_prior",
@@ -128,9 +129,10 @@ class HeldOutPrior:
     """What `heldout_prior` measured.
 
     ``handset``: the `eleusis_lab.bench.solo_games` table of the agent with the hand-set
-    prior, every rule; ``heldout``: every rule played with the prior fitted without it
-    (column ``fold``: the fold, or the family left out); ``priors``: the prior of each
-    fold; ``final``: the prior to ship, fitted on the catalog and every rule.
+    prior (``productions=UNIFORM``), every rule; ``heldout``: every rule played with the
+    prior fitted without it (column ``fold``: the fold, or the family left out);
+    ``priors``: the prior of each fold; ``final``: the prior to ship, fitted on the
+    catalog and every rule.
     """
 
     handset: pd.DataFrame
@@ -193,7 +195,8 @@ def heldout_prior(
         raise ValueError(f"{agent} has no productions parameter to fit")
     if split not in ("rules", "families"):
         raise ValueError(f"split must be 'rules' or 'families', got {split!r}")
-    handset = solo_games([agent], rules, seeds, progress, config)
+    handset_player = make_agent(agent).set_params(productions=UNIFORM)
+    handset = solo_games([handset_player], rules, seeds, progress, config).assign(agent=agent)
     if split == "rules":
         folds = list(enumerate(rule_folds(rules, k, fold_seed)))
     else:
@@ -207,3 +210,35 @@ def heldout_prior(
         played.append(games.assign(agent=f"{agent}, fitted prior", fold=fold))
     heldout = pd.concat(played, ignore_index=True)
     return HeldOutPrior(handset, heldout, priors, fit_people_prior(rules, smoothing))
+
+
+def crossfit_calibration(
+    games: pd.DataFrame, rules: Sequence[RuleEntry], k: int = 5, fold_seed: int = 0
+) -> tuple[CalibrationMap, pd.DataFrame]:
+    """A calibration map for games whose confidences were stated raw, and its figures
+    on rules it was not fitted to.
+
+    The map changes only what an agent states, never what it plays, so it can be
+    fitted after the games: for each fold of ``rules`` (`rule_folds`), on the other
+    folds' declarations, then applied to the fold's. Returns the map fitted on every
+    declaration (the one to ship) and the held-out declarations (`solo_declarations`
+    columns, with ``calibrated``: the confidence the fold's map states).
+
+    >>> import pandas as pd
+    >>> from eleusis_lab.rules.rule_file import RuleEntry
+    >>> rules = [RuleEntry(f"r{i}", "red(card)", "one card") for i in range(4)]
+    >>> games = pd.DataFrame({"agent": "a", "rule": [f"r{i}" for i in range(4)],
+    ...     "family": "one card", "seed": 0,
+    ...     "declarations": [[(0.9, True)], [(0.9, False)], [(0.5, True)], [(0.9, True)]]})
+    >>> final, heldout = crossfit_calibration(games, rules, k=2)
+    >>> len(heldout), round(final(0.9), 3)  # non-decreasing: 0.5 and 0.9 pool, 3 of 4
+    (4, 0.75)
+    """
+    parts = []
+    for train, test in rule_folds(rules, k, fold_seed):
+        names = {entry.name for entry in train}
+        fitted = fit_on_games(games[games["rule"].isin(names)])
+        held = solo_declarations(games[games["rule"].isin({entry.name for entry in test})])
+        held = held.dropna(subset=["confidence"])
+        parts.append(held.assign(calibrated=fitted(held["confidence"].to_numpy())))
+    return fit_on_games(games), pd.concat(parts, ignore_index=True)

@@ -344,9 +344,13 @@ def test_bench_prior_fits_on_folds_and_writes_the_prior(capsys, tmp_path):
     agent = "bayes(grammar=colours_suits, max_hypotheses=1000)"
     written = tmp_path / "prior.json"
     argv = ["bench", "prior", "--agent", agent, "--rules-file", str(rules), "--seeds", "1"]
-    code, out, _ = run(capsys, *argv, "--folds", "2", "--write", str(written))
+    mapped = tmp_path / "map.json"
+    code, out, _ = run(
+        capsys, *argv, "--folds", "2", "--write", str(written), "--write-calibration", str(mapped)
+    )
     assert code == 0 and f"{agent}, fitted prior" in out
     assert load_prior(written).name == "people"
+    assert "on held-out rules:" in out and json.loads(mapped.read_text())["agent"] == agent
     code, _, err = run(capsys, "bench", "prior", "--agent", "random", "--rules-file", str(rules))
     assert code == 2 and "no productions parameter" in err
 

@@ -18,7 +18,9 @@ The model
   see the README for the held-out figures. The default, ``"auto"``, is that mass in
   solo and 0 (the grammar alone) in the other games, where it was not fitted. Within
   the grammar, a hypothesis's summed formula mass
-  ``sum 2 ** -bits`` (``prior="bits"``), or ``2 ** -bits`` of its shortest formula only
+  ``sum 2 ** -bits`` (``prior="bits"``; the bits of each production are those of the
+  ``productions`` prior, `eleusis_lab.rules.prior`: in solo by default the one fitted
+  on the catalog and the rules people write, elsewhere the hand-set one), or ``2 ** -bits`` of its shortest formula only
   (``"shortest"``), or ``"uniform"``, or ``"spread"``: the summed mass, rescaled so that
   every band of one bit (by the shortest formula) holds the same total, as the
   ``spread`` dealer spreads its rules; times ``unacceptable`` for a hypothesis the

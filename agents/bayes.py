@@ -20,10 +20,11 @@ The model
   the grammar, a hypothesis's summed formula mass
   ``sum 2 ** -bits`` (``prior="bits"``; the bits of each production are those of the
   ``productions`` prior, `eleusis_lab.rules.prior`: in solo by default the one fitted
-  on the catalog and the rules people write, elsewhere the hand-set one), or ``2 ** -bits`` of its shortest formula only
-  (``"shortest"``), or ``"uniform"``, or ``"spread"``: the summed mass, rescaled so that
-  every band of one bit (by the shortest formula) holds the same total, as the
-  ``spread`` dealer spreads its rules; times ``unacceptable`` for a hypothesis the
+  on the catalog and the rules people write, elsewhere the hand-set one), or
+  ``2 ** -bits`` of its shortest formula only (``"shortest"``), or ``"uniform"``, or
+  ``"spread"``: the summed mass, rescaled so that every band of one bit (by the
+  shortest formula) holds the same total, as the ``spread`` dealer spreads its rules;
+  times ``unacceptable`` for a hypothesis the
   game's rule cannot be (``acceptability``): where a dealer chooses the rule
   (``"dealer"``: classic, Delphi ...), one that leaves fewer than 13 faces right in some
   context (RULES.md section 1, item 8) and ``true``, which rejects no card: with it
@@ -96,6 +97,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import weakref
 
 import numpy as np
 
@@ -290,6 +292,10 @@ def resolve_one_card(one_card: float | str, game: str | None) -> float:
     return SOLO_ONE_CARD if game == "solo" else 0.0
 
 
+#: Priors computed, per space (as long as it lives): they depend on nothing else.
+_PRIORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def base_log_prior(
     space: HypothesisSpace | OneCardSpace,
     prior: str,
@@ -302,7 +308,8 @@ def base_log_prior(
     ``whole``: the hypotheses are whole rules, so ``true`` (and, in solo, ``false``)
     counts as one with nothing to find; not so for the rule of one context of a
     switched rule (`agents.bayes_context`). ``acceptability``: ``"dealer"`` (the
-    quarter-of-the-deck test) or ``"solo"`` (no test).
+    quarter-of-the-deck test) or ``"solo"`` (no test). Computed once per space and
+    arguments (every game started it again): the array returned is read-only.
 
     >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
     >>> [space.text(h) for h in range(3)]
@@ -318,6 +325,16 @@ def base_log_prior(
     >>> round(float(np.exp(solo[king] - solo[red] - dealer[king] + dealer[red])))
     1000
     """
+    key = (prior, float(unacceptable), bool(whole), acceptability)
+    cached = _PRIORS.setdefault(space, {})
+    if key not in cached:
+        log_prior = _log_prior(space, *key)
+        log_prior.flags.writeable = False
+        cached[key] = log_prior
+    return cached[key]
+
+
+def _log_prior(space, prior: str, unacceptable: float, whole: bool, acceptability: str):
     if prior in ("bits", "spread"):
         log_prior = np.asarray(space.log_prior, dtype=np.float64)
         if prior == "spread":  # every band of one bit holds the same total
@@ -340,7 +357,8 @@ def base_log_prior(
             if acceptability == "solo":  # false: every card is wrong, there is no starter
                 fails |= ~_ever_right(space)
         log_prior = np.where(fails, log_prior + penalty, log_prior)
-    return log_prior - np.logaddexp.reduce(log_prior)
+    top = log_prior.max()  # log-sum-exp: 20 times faster than np.logaddexp.reduce
+    return log_prior - (top + math.log(np.exp(log_prior - top).sum()))
 
 
 def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
@@ -602,7 +620,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
             space, self.prior, self.unacceptable, acceptability=self._acceptability()
         )
         if self.fallback > 0:
-            log_prior += math.log1p(-self.fallback)
+            log_prior = log_prior + math.log1p(-self.fallback)
         self.log_prior_ = np.full(padded, -np.inf, dtype=np.float32)
         self.log_prior_[:n] = log_prior
         self.log_prior_[getattr(self, "refuted_", [])] = -np.inf

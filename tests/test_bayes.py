@@ -394,3 +394,15 @@ def test_the_shipped_calibration_holds_for_the_default_model_in_solo_only():
     )  # how it plays is not the model
     assert stated(BayesAgent(), "classic") is None
     assert stated(BayesAgent(**SMALL), "solo") is None  # another model: the posterior
+
+
+def test_the_base_prior_is_computed_once_per_space_and_normalised():
+    from agents.bayes import base_log_prior
+
+    space = build_space("colours_suits", max_hypotheses=500, cache=False)
+    first = base_log_prior(space, "bits", 1e-3)
+    assert base_log_prior(space, "bits", 1e-3) is first  # the next games reuse it
+    assert not first.flags.writeable
+    assert np.logaddexp.reduce(first) == pytest.approx(0.0, abs=1e-12)
+    other = base_log_prior(space, "bits", 1e-3, acceptability="solo")
+    assert other is not first and not np.array_equal(other, first)

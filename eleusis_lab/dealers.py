@@ -60,6 +60,7 @@ import functools
 import inspect
 import math
 import numbers
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
@@ -421,6 +422,28 @@ def _fewest_at_start(space) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _pool(grammar: Grammar, size: int, acceptable_only: bool = True) -> _Pool:
+    """The pool, built once per machine (`eleusis_lab.table_cache`) and per process."""
+    import importlib
+
+    from eleusis_lab import table_cache
+
+    sources = [sys.modules[__name__]]
+    sources += [importlib.import_module(f"eleusis_lab.rules.{name}") for name in _ANALYSIS]
+    key = {"grammar": grammar.digest(), "size": size, "acceptable_only": acceptable_only}
+    frame = table_cache.cached_table(
+        "rule-pool", key, lambda: _pool_frame(grammar, size, acceptable_only), sources
+    )
+    return _Pool(grammar, size, frame)
+
+
+#: The modules of the rule language and its analysis, whose code a pool's figures follow.
+_ANALYSIS = (
+    "analysis", "ast", "check", "complexity", "context", "enumerate", "evaluate",
+    "parser", "printer", "prior", "reach", "rule",
+)  # fmt: skip
+
+
+def _pool_frame(grammar: Grammar, size: int, acceptable_only: bool) -> pd.DataFrame:
     space = build_space(grammar, size, cache=False)
     at_start = _fewest_at_start(space)
     candidates = np.arange(len(space))
@@ -441,11 +464,10 @@ def _pool(grammar: Grammar, size: int, acceptable_only: bool = True) -> _Pool:
         rows.append((hypothesis, text, *values, verdict.fewest, verdict.acceptable))
     columns = ["hypothesis", "rule", *MEASURES, "fewest_legal", "acceptable"]
     frame = pd.DataFrame(rows, columns=columns)
-    frame = frame.astype(
+    return frame.astype(
         {"hypothesis": "int64", "nodes": "int64", "bits": "float64", "acceptance": "float64"}
         | {"classes": "int64", "fewest_legal": "int64", "acceptable": "bool"}
     )
-    return _Pool(grammar, size, frame)
 
 
 def _pool_size(size: Any) -> int:

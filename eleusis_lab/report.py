@@ -125,14 +125,25 @@ def _inline_svg(text: str, prefix: str) -> str:
 def _save(figure: Any, item: _Figure, out: Path, dpi: int) -> None:
     import matplotlib as mpl
 
+    from eleusis_lab.storage import write_atomically
+
     engine = figure.get_layout_engine()
     if engine is not None:  # lay the figure out once, for both files
         engine.execute(figure)
         figure.set_layout_engine("none")
-    figure.savefig(out / f"{item.name}.png", dpi=dpi, metadata={"Software": None})
+    # written whole or not at all: a report killed mid-way leaves no truncated figure
+    write_atomically(
+        out / f"{item.name}.png",
+        lambda temporary: figure.savefig(
+            temporary, format="png", dpi=dpi, metadata={"Software": None}
+        ),
+    )
     svg = out / f"{item.name}.svg"
     with mpl.rc_context({"svg.hashsalt": item.name, "svg.fonttype": "path"}):
-        figure.savefig(svg, format="svg", metadata={"Date": None})
+        write_atomically(
+            svg,
+            lambda temporary: figure.savefig(temporary, format="svg", metadata={"Date": None}),
+        )
     item.svg = _inline_svg(svg.read_text(encoding="utf-8"), item.name)
 
 
@@ -462,7 +473,7 @@ def _build(
     dpi: int,
 ) -> _Report:
     from eleusis_lab.analysis import leaderboard
-    from eleusis_lab.storage import done_shards
+    from eleusis_lab.storage import done_shards, write_atomically
 
     directory = Path(results_dir)
     metadata, results, events = _load(directory)
@@ -499,7 +510,8 @@ def _build(
     figures = [item for item, _ in made]
     page = target / "report.html"
     by_seat = leaderboard(results, by=[*_by_lineup(results), "seat"])
-    page.write_text(_page(metadata, results, board, by_seat, figures, notes), encoding="utf-8")
+    text = _page(metadata, results, board, by_seat, figures, notes)
+    write_atomically(page, lambda temporary: Path(temporary).write_text(text, encoding="utf-8"))
     return _Report(page, figures, notes)
 
 

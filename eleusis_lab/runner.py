@@ -29,10 +29,12 @@ import datetime
 import json
 import os
 import platform
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -104,6 +106,50 @@ def _in_process(shards: Sequence[Shard]) -> Iterator[ShardResult]:
         yield play_shard(shard, figures=False)
 
 
+def _in_worker(shard: Shard) -> ShardResult:
+    """Play a shard in a worker process that ends when the run's process does."""
+    _watch_parent()
+    return play_shard(shard, figures=False)
+
+
+_WATCHED: list[int] = []  # the parent a worker watches, once it does
+
+
+def _watch_parent(interval: float = 1.0) -> None:
+    """End this worker when its parent is gone (killed with -9, say): an orphan is
+    adopted by another process, so its parent's id changes. A daemon thread checks every
+    ``interval`` seconds; the shard it was playing is not written and a resume plays it.
+    """
+    if _WATCHED:
+        return
+    _WATCHED.append(os.getppid())
+
+    def watch() -> None:
+        while os.getppid() == _WATCHED[0]:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="eleusis-lab parent watch", daemon=True).start()
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a run lasts, SIGTERM stops it as Ctrl-C does: the workers are stopped, the
+    finished shards kept, and the status says "interrupted" (not "running" forever)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _joblib(shards: Sequence[Shard], jobs: int) -> Iterator[ShardResult]:
     from joblib import Parallel, delayed
 
@@ -113,7 +159,7 @@ def _joblib(shards: Sequence[Shard], jobs: int) -> Iterator[ShardResult]:
         # of a leak; the Bayesian agents' memory-mapped hypothesis tables grow it by
         # design, and the shards not yet played go to the other workers: nothing is lost.
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs")
-        yield from parallel(delayed(play_shard)(shard, figures=False) for shard in shards)
+        yield from parallel(delayed(_in_worker)(shard) for shard in shards)
 
 
 def _dask(
@@ -365,6 +411,7 @@ def run_experiment(
     try:
         # Closing the results stops the workers at once, whatever stopped the loop.
         with (
+            _terminate_as_interrupt(),
             bar,
             contextlib.closing(_results(todo, jobs, backend, scheduler, dask_cluster)) as results,
         ):

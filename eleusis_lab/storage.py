@@ -76,7 +76,17 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _atomic(path: Path, write) -> None:
+def write_atomically(path: str | Path, write) -> None:
+    """Call ``write(temporary)`` on a file beside ``path``, then give it ``path``'s name:
+    a reader (or a run resuming after a kill) sees all of the file or none of it.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "note.txt"
+    >>> write_atomically(target, lambda temporary: Path(temporary).write_text("done"))
+    >>> target.read_text()
+    'done'
+    """
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = f"{_TEMP}{os.getpid()}-{path.name}."
     handle, temporary = tempfile.mkstemp(prefix=prefix, dir=path.parent)
@@ -93,7 +103,7 @@ def _atomic(path: Path, write) -> None:
 
 def write_table(table: pa.Table, path: str | Path) -> None:
     """Write ``table`` as Parquet to ``path`` atomically (all of it, or nothing)."""
-    _atomic(Path(path), lambda temporary: pq.write_table(table, temporary))
+    write_atomically(path, lambda temporary: pq.write_table(table, temporary))
 
 
 def _running(pid: int) -> bool:
@@ -152,7 +162,7 @@ def read_tables(paths: Iterable[Path], schema: pa.Schema | None = None) -> pd.Da
 def write_metadata(out: str | Path, metadata: dict[str, Any]) -> None:
     """Write the run metadata of ``out`` atomically."""
     text = json.dumps(metadata, indent=2, default=str)
-    _atomic(Path(out) / METADATA, lambda temporary: Path(temporary).write_text(text))
+    write_atomically(Path(out) / METADATA, lambda temporary: Path(temporary).write_text(text))
 
 
 def read_metadata(out: str | Path) -> dict[str, Any] | None:

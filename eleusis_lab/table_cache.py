@@ -28,8 +28,6 @@ import contextlib
 import hashlib
 import inspect
 import json
-import os
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -38,6 +36,7 @@ from types import ModuleType
 import pandas as pd
 
 from eleusis_lab.rules.enumerate import cache_dir
+from eleusis_lab.storage import write_atomically
 
 __all__ = ["cached_table", "table_path"]
 
@@ -83,13 +82,4 @@ def cached_table(
 def _write(table: pd.DataFrame, path: Path) -> None:
     """Write atomically: a reader never sees half a file; a full disk loses only time."""
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".writing-", dir=path.parent)
-        os.close(fd)
-        try:
-            table.to_parquet(tmp, index=False)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        write_atomically(path, lambda temporary: table.to_parquet(temporary, index=False))

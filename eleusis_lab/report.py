@@ -361,6 +361,8 @@ def _metadata_rows(metadata: dict[str, Any], results: pd.DataFrame) -> list[tupl
             f" predictions: {'yes' if spec.get('predictions') else 'no'}",
         )
     )
+    from eleusis_lab.storage import settled_status
+
     runs = metadata.get("runs") or []
     if runs:
         run = runs[-1]
@@ -368,7 +370,7 @@ def _metadata_rows(metadata: dict[str, Any], results: pd.DataFrame) -> list[tupl
         rows.append(
             (
                 "last run",
-                f"{run.get('status', '?')}, {when}, {run.get('seconds', '?')} s,"
+                f"{settled_status(run)}, {when}, {run.get('seconds', '?')} s,"
                 f" backend {run.get('backend', '?')} with {run.get('jobs', '?')} jobs"
                 f" ({len(runs)} run{'s' if len(runs) > 1 else ''} in all)",
             )

@@ -61,6 +61,7 @@ from eleusis_lab.storage import (
     read_metadata,
     read_tables,
     rows_path,
+    settled_status,
     write_metadata,
     write_table,
 )
@@ -366,6 +367,7 @@ def run_experiment(
         "shards_run": 0,
         "games_run": 0,
         "host": socket.gethostname(),
+        "pid": os.getpid(),
         "platform": platform.platform(),
         "versions": _versions(),
         "git": _git(),
@@ -378,7 +380,10 @@ def run_experiment(
         "units": spec.units,
         "cells": [{"cell": cell.label, "key": cell.key} for cell in spec.cells],
         "shards": [shard.name for shard in shards],
-        "runs": [*previous.get("runs", []), run],
+        "runs": [
+            *({**past, "status": settled_status(past)} for past in previous.get("runs", [])),
+            run,
+        ],
     }
     write_metadata(out, metadata)
 

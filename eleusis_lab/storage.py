@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import socket
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -114,6 +115,24 @@ def _running(pid: int) -> bool:
     except OSError:  # e.g. another user's process
         return True
     return True
+
+
+def settled_status(run: dict[str, Any]) -> str:
+    """A run's status, ``"killed"`` for one still "running" whose process is gone.
+
+    A killed run cannot write its own end; its process id and host say it is over.
+
+    >>> import socket
+    >>> settled_status({"status": "running", "host": socket.gethostname(), "pid": 2**22 + 7})
+    'killed'
+    >>> settled_status({"status": "complete"})
+    'complete'
+    """
+    status = run.get("status", "?")
+    here = run.get("host") == socket.gethostname() and isinstance(run.get("pid"), int)
+    if status == "running" and here and not _running(run["pid"]):
+        return "killed"
+    return status
 
 
 def clean_temporary(out: str | Path) -> int:

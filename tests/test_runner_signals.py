@@ -55,8 +55,13 @@ def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path):
     assert _ends_within(process.pid, 15)  # the workers and trackers are gone too
 
 
-def test_the_workers_end_when_the_run_is_killed(tmp_path):
-    process = _start(tmp_path / "run")
+def test_the_workers_end_when_the_run_is_killed_and_the_next_run_says_so(tmp_path):
+    from eleusis_lab.storage import read_metadata, settled_status
+
+    out = tmp_path / "run"
+    process = _start(out)
     process.kill()
     process.wait(timeout=30)
     assert _ends_within(process.pid, 15)
+    (run,) = read_metadata(out)["runs"]
+    assert run["status"] == "running" and settled_status(run) == "killed"

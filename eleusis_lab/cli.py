@@ -145,6 +145,21 @@ def _subcommands(parser: argparse.ArgumentParser, dest: str) -> argparse._SubPar
     )
 
 
+def _fold_options(command: argparse.ArgumentParser, agent_help: str) -> None:
+    """The options of the commands that fit something on folds of a rule file."""
+    command.add_argument("--agent", default="bayes", help=agent_help)
+    command.add_argument(
+        "--rules-file",
+        default="people",
+        metavar="PATH",
+        help="a rule file ('people': the packaged rules people write)",
+    )
+    command.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
+    command.add_argument(
+        "--folds", type=_whole(2), default=5, metavar="K", help="folds by rule (k)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (each imports what it needs when it runs)."""
     from eleusis_lab import __version__
@@ -403,17 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
         "fit a solo agent's calibration on folds of rules and measure it on the others",
         "eleusis-lab bench calibrate --agent bayes --seeds 1 --folds 3",
     )
-    calibrate.add_argument("--agent", default="bayes", help="one agent spec with a calibration")
-    calibrate.add_argument(
-        "--rules-file",
-        default="people",
-        metavar="PATH",
-        help="a rule file ('people': the packaged rules people write)",
-    )
-    calibrate.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
-    calibrate.add_argument(
-        "--folds", type=_whole(2), default=5, metavar="K", help="folds by rule (k)"
-    )
+    _fold_options(calibrate, "one agent spec with a calibration")
     calibrate.add_argument("--plot", metavar="PNG", help="draw the curves, raw and held out")
     calibrate.add_argument("--write", metavar="PATH", help="save the map fitted on every rule")
     calibrate.set_defaults(run=_bench_calibrate)
@@ -423,15 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
         "fit the production prior on folds of rules, play the held-out rules with it",
         "eleusis-lab bench prior --agent bayes --seeds 1 --split families",
     )
-    prior.add_argument("--agent", default="bayes", help="one agent spec with productions")
-    prior.add_argument(
-        "--rules-file",
-        default="people",
-        metavar="PATH",
-        help="a rule file ('people': the packaged rules people write)",
-    )
-    prior.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
-    prior.add_argument("--folds", type=_whole(2), default=5, metavar="K", help="folds by rule (k)")
+    _fold_options(prior, "one agent spec with productions")
     prior.add_argument(
         "--split",
         choices=("rules", "families"),

@@ -299,21 +299,26 @@ def test_play_rejects_a_negative_time_budget(capsys):
     assert code == 2 and "decision_seconds must be None or a number of seconds > 0" in err
 
 
-def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
+def _four_rules(tmp_path):
+    """A rule file of two families of two rules."""
     rules = tmp_path / "rules.toml"
+    four = [
+        ("red(card)", "one card"),
+        ("black(card)", "one card"),
+        ("color(card) != color(last)", "last card"),
+        ("suit(card) == suit(last)", "last card"),
+    ]
     rules.write_text(
         "".join(
             f'[[rule]]\nname = "r{i}"\ntext = "{text}"\nfamily = "{family}"\n'
-            for i, (text, family) in enumerate(
-                [
-                    ("red(card)", "one card"),
-                    ("black(card)", "one card"),
-                    ("color(card) != color(last)", "last card"),
-                    ("suit(card) == suit(last)", "last card"),
-                ]
-            )
+            for i, (text, family) in enumerate(four)
         )
     )
+    return rules
+
+
+def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
+    rules = _four_rules(tmp_path)
     agent = "bayes(grammar=colours_suits, max_hypotheses=2000)"
     written = tmp_path / "map.json"
     argv = ["bench", "calibrate", "--agent", agent, "--rules-file", str(rules), "--seeds", "1"]
@@ -327,20 +332,7 @@ def test_bench_calibrate_fits_on_folds_and_writes_the_map(capsys, tmp_path):
 
 
 def test_bench_prior_fits_on_folds_and_writes_the_prior(capsys, tmp_path):
-    rules = tmp_path / "rules.toml"
-    rules.write_text(
-        "".join(
-            f'[[rule]]\nname = "r{i}"\ntext = "{text}"\nfamily = "{family}"\n'
-            for i, (text, family) in enumerate(
-                [
-                    ("red(card)", "one card"),
-                    ("black(card)", "one card"),
-                    ("color(card) != color(last)", "last card"),
-                    ("suit(card) == suit(last)", "last card"),
-                ]
-            )
-        )
-    )
+    rules = _four_rules(tmp_path)
     agent = "bayes(grammar=colours_suits, max_hypotheses=1000)"
     written = tmp_path / "prior.json"
     argv = ["bench", "prior", "--agent", agent, "--rules-file", str(rules), "--seeds", "1"]

@@ -134,6 +134,56 @@ def test_classic_plays_every_answer_in_every_phase():
     assert "phase 2: play your wrong cards" in person.text
 
 
+def last(person: Person) -> str:
+    return person.hand()[-1]
+
+
+def test_phase_2_announces_its_turn_cap():
+    person = Person(card=[last] * 40)
+    config = ClassicConfig(hand_size=6, max_turns=30)
+    record = play_classic(
+        "color(card) != color(last)", [person.agent(max_turns=30), RandomAgent()], 2, config
+    )
+    no_faults(record)
+    text = person.text
+    assert text.count("or after 30 turns") == 1  # announced once, at the start of phase 2
+    turns = [int(n) for n in re.findall(r"phase-2 turn (\d+) of at most 30 \(", text)]
+    assert turns and turns == sorted(turns) and len(set(turns)) == len(turns)
+    mine = [e for e in record.events if e.seat == 0 and e.phase == 2]
+    assert len(turns) == len(mine)
+    assert f"phase-2 turn {turns[-1]} of at most 30 ({30 - turns[-1]} after this one)" in text
+
+
+def test_phase_2_counts_the_default_cap_when_not_told():
+    person = Person(card=[last] * 40)
+    config = ClassicConfig(hand_size=6)
+    play_classic("color(card) != color(last)", [person.agent(), RandomAgent()], 2, config)
+    assert "phase-2 turn 1 of at most 1,000 (999 after this one)" in person.text
+
+
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("11h", "for the jack of hearts type JH"),
+        ("1h", "for the ace of hearts type AH"),
+        ("12S", "for the queen of spades type QS"),
+        ("13♣", "for the king of clubs type KC"),
+    ],
+)
+def test_ranks_only_as_the_help_lists_them(typed, hint):
+    hand = tuple(parse_cards("JH AH QS KC 10H"))
+    out = io.StringIO()
+    agent = HumanAgent(input=io.StringIO(f"{typed}\n10h\n"), output=out)
+    agent.start_game(GameInfo("classic", 0, 2, hand, Card(2, 0)), np.random.default_rng(0))
+    obs = Observation("classic", 0, 1, hand, (Card(2, 0),), ((), ()), None)
+    assert agent.choose_play(obs) == parse_card("10H")
+    assert f"  not a card: {typed!r} (ranks are A, 2..10 or T, J, Q, K: {hint})\n" in out.getvalue()
+    agent.input = io.StringIO("?\nq\n")
+    with pytest.raises(PlayerQuit):
+        agent.choose_play(obs)
+    assert "numbers 1, 11, 12 and 13 are refused" in " ".join(out.getvalue().split())
+
+
 def test_the_table_shows_the_last_cards_with_the_wrong_cards_under_them():
     person = Person()
     agent = person.agent(window=3)
@@ -314,8 +364,44 @@ def test_solo_declarations():
     assert record.found_turn == 4
     assert "  bad rule: line 1, column 9: " in person.text
     assert "  you declared that rule already, and it was wrong" in person.text
-    assert person.text.count("  your rule black(card) was judged wrong (2 points)") == 1
+    assert person.text.count("  your rule black(card) was judged wrong (-2 points)") == 1
+    assert "a counter-example" not in person.text  # only when told (hear_judgement)
     assert "solo Eleusis: find the rule; the starter is" in person.text
+
+
+def test_solo_shows_the_turn_the_score_the_card_drawn_and_a_counter_example():
+    person = Person(rule=["", "black(card)", "red(card)"])
+    agent = person.agent()
+    record = play_solo("red(card)", agent, seed=3, on_turn=agent.hear_judgement)
+    assert record.found_turn == 3 and record.score == 30 - 2 - 2
+    text = person.text
+    assert "\nturn 1 of 30; a correct declaration now scores 30\n" in text
+    assert "\nturn 2 of 30; a correct declaration now scores 29\n" in text
+    assert (
+        "\nturn 3 of 30; a correct declaration now scores 26 (-2 for 1 wrong declaration)\n" in text
+    )
+    hands = re.findall(r"^your hand \(12\): (.*)$", text, re.MULTILINE)
+    for before, after, event in zip(hands, hands[1:], record.events, strict=False):
+        new = set(after.split()) - set(before.split())
+        assert f"  you drew {' '.join(new)}\n" in text, (before, after)
+        assert str(event.card) in before.split()
+    judged = record.declarations[0]
+    assert not judged.correct
+    shown = judged.reason.replace("under the declared one", "under yours")
+    assert f"  a counter-example: {shown}\n" in text
+    assert "under the secret rule" in shown and "red(card)" not in shown
+
+
+def test_solo_with_an_empty_stock_says_no_card_was_drawn():
+    agent = HumanAgent(input=io.StringIO("2C\n\n2D\n\n"), output=io.StringIO())
+    hand = tuple(parse_cards("2C 2D 3C"))
+    agent.start_game(GameInfo("solo", 0, 1, hand, Card(5, 0)), np.random.default_rng(0))
+    obs = Observation("solo", 0, 1, hand, (Card(5, 0),), ((),), None)
+    agent.solo_move(obs)
+    agent.observe(Event(0, hand[0], 1, False, 0))
+    agent.solo_move(Observation("solo", 0, 1, hand[1:], (Card(5, 0),), ((hand[0],),), False))
+    assert "  you drew no card: the stock is empty\n" in agent.output.getvalue()
+    assert "turn 2 of 30; a correct declaration now scores 29" in agent.output.getvalue()
 
 
 # -- quitting ----------------------------------------------------------------------------
@@ -341,10 +427,10 @@ def test_the_end_of_the_input_quits():
 
 def test_parameters_pickle_and_clone():
     agent = HumanAgent(window=5)
-    assert agent.get_params() == {"input": None, "output": None, "window": 5}
+    assert agent.get_params() == {"input": None, "output": None, "window": 5, "max_turns": None}
     assert clone(agent).get_params() == agent.get_params()
     assert pickle.loads(pickle.dumps(agent)).get_params() == agent.get_params()
-    assert vars(HumanAgent()) == {"input": None, "output": None, "window": 13}
+    assert vars(HumanAgent()) == {"input": None, "output": None, "window": 13, "max_turns": None}
     played = HumanAgent(input=io.StringIO("3C\n"), output=io.StringIO())
     played.start_game(
         GameInfo("classic", 0, 2, (Card(3, 0),), Card(2, 0)), np.random.default_rng(0)

@@ -8,14 +8,23 @@ his hand. Then it reads an answer: a card such as ``QH``, ``10h``, ``TH`` or ``A
 New Eleusis a string of up to 4 cards (``3H 5D 7C``) or ``none``; ``r``/``w`` (also
 ``y``/``n``) for a Delphi prediction or a Prophet's call; ``y``/``n`` for becoming the
 Prophet; rule text (or an empty line) for a solo declaration. Bad input gets a one-line
-reason and the question again. Everywhere ``?`` or ``help`` lists what can be typed,
-``t`` or ``table`` shows the whole main line, and ``q`` or ``quit`` (or the end of the
-input) raises `PlayerQuit`.
+reason and the question again; ranks are read only as the help lists them (A, 2..10 or
+T, J, Q, K): ``11h`` or ``1h`` is refused with the card to type (``JH``, ``AH``) rather
+than read silently. Everywhere ``?`` or ``help`` lists what can be typed, ``t`` or
+``table`` shows the whole main line, and ``q`` or ``quit`` (or the end of the input)
+raises `PlayerQuit`.
+
+What else the person is shown: in phase 2 of classic Eleusis and of the 4-8 player
+variant, the turn and the cap (``max_turns``, 1,000); in solo, "turn N of 30", what a
+correct declaration now would score, the card drawn, and after a wrong declaration a
+counter-example, when the engine tells the judgement (``play_solo(...,
+on_turn=agent.hear_judgement)``, as ``eleusis-lab play`` does).
 
 `PlayerQuit` is a ``KeyboardInterrupt``: the game engines catch only ``Exception`` (an
 agent's fault becomes a substitute move), so quitting stops the game at once, whatever
-its ``on_fault``, and a command line that reports ``KeyboardInterrupt`` reports it
-(``str(error)`` says who quit).
+its ``on_fault``; ``str(error)`` says who quit. ``eleusis-lab play`` then shows the
+secret rule and the scores so far (`eleusis_lab.stopped.stopped_report`, from the
+events the seat saw, ``seen_``) and exits 0, or 130 after Ctrl-C.
 """
 
 from __future__ import annotations

@@ -15,12 +15,15 @@ from agents.human import HumanAgent, PlayerQuit
 from agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
-from eleusis_lab.games.classic import ClassicConfig, play_classic
+from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
 from eleusis_lab.games.delphi import play_delphi
 from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
 from eleusis_lab.games.new_eleusis import NewEleusisConfig, play_new_eleusis
+from eleusis_lab.games.scoring import classic_player_scores
 from eleusis_lab.games.solo import play_solo
 from eleusis_lab.registry import available_agents, make_agent
+from eleusis_lab.rules import parse
+from eleusis_lab.stopped import stopped_report
 from eleusis_lab.testing import CHECKS, check_agent, parametrize_with_checks
 
 Answer = str | Callable[["Person"], str]
@@ -465,3 +468,47 @@ def test_registered_and_skipped_by_the_conformance_checks():
     skipped = [p for p in params if isinstance(p, type(pytest.param(0)))]
     assert len(skipped) == len(CHECKS)
     assert all(p.marks[0].name == "skip" for p in skipped)
+
+
+# -- a game stopped before its end --------------------------------------------------------
+
+
+def test_the_report_of_a_stopped_game_rebuilds_the_scores_from_the_plays():
+    person = Person(card=[first, first, "q"])
+    agent = person.agent()
+    agents = [RandomAgent(), agent]
+    with pytest.raises(PlayerQuit) as caught:
+        play_classic("red(card)", agents, seed=0)
+    report = stopped_report(
+        str(caught.value), "classic", parse("red(card)"), 0, ClassicConfig(), agents
+    )
+    lines = report.splitlines()
+    assert lines[:3] == [
+        "",
+        "game stopped: the player at seat 1 quit the game",
+        "the secret rule: red(card)",
+    ]
+    seen = agent.seen_
+    assert [e.seat for e in seen] == [0, 1, 0, 1, 0]
+    wrong = [sum(not e.right for e in seen if e.seat == s) for s in (0, 1)]
+    _, hands, _ = classic_deal(0, 2)
+    held = [len(hands[s]) - sum(e.right for e in seen if e.seat == s) for s in (0, 1)]
+    assert lines[3] == (
+        f"the dealer's score so far: {abs(wrong[0] - wrong[1])}"
+        f" (wrong cards in phase 1: seat 0 {wrong[0]}, you {wrong[1]})"
+    )
+    scores = classic_player_scores(held)
+    assert lines[4] == (
+        "the players' scores if the game ended now:"
+        f" seat 0 {scores[0]:g} ({held[0]} cards held), you {scores[1]:g} ({held[1]} cards held)"
+    )
+
+
+def test_the_report_of_another_game_counts_the_plays():
+    agent = HumanAgent(input=io.StringIO("r\nr\nq\n"), output=io.StringIO())
+    with pytest.raises(PlayerQuit):
+        play_delphi("red(card)", [agent, RandomAgent()], seed=0)
+    report = stopped_report("why", "delphi", parse("red(card)"), 0, None, [agent, RandomAgent()])
+    assert report.splitlines()[-1] == (
+        f"{len(agent.seen_)} cards played; no scores before the end of the game"
+    )

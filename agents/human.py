@@ -8,28 +8,43 @@ his hand. Then it reads an answer: a card such as ``QH``, ``10h``, ``TH`` or ``A
 New Eleusis a string of up to 4 cards (``3H 5D 7C``) or ``none``; ``r``/``w`` (also
 ``y``/``n``) for a Delphi prediction or a Prophet's call; ``y``/``n`` for becoming the
 Prophet; rule text (or an empty line) for a solo declaration. Bad input gets a one-line
-reason and the question again. Everywhere ``?`` or ``help`` lists what can be typed,
-``t`` or ``table`` shows the whole main line, and ``q`` or ``quit`` (or the end of the
-input) raises `PlayerQuit`.
+reason and the question again; ranks are read only as the help lists them (A, 2..10 or
+T, J, Q, K): ``11h`` or ``1h`` is refused with the card to type (``JH``, ``AH``) rather
+than read silently. Everywhere ``?`` or ``help`` lists what can be typed, ``t`` or
+``table`` shows the whole main line, and ``q`` or ``quit`` (or the end of the input)
+raises `PlayerQuit`.
+
+What else the person is shown: in phase 2 of classic Eleusis and of the 4-8 player
+variant, the turn and the cap (``max_turns``, 1,000); in solo, "turn N of 30", what a
+correct declaration now would score, the card drawn, and after a wrong declaration a
+counter-example, when the engine tells the judgement (``play_solo(...,
+on_turn=agent.hear_judgement)``, as ``eleusis-lab play`` does).
 
 `PlayerQuit` is a ``KeyboardInterrupt``: the game engines catch only ``Exception`` (an
 agent's fault becomes a substitute move), so quitting stops the game at once, whatever
-its ``on_fault``, and a command line that reports ``KeyboardInterrupt`` reports it
-(``str(error)`` says who quit).
+its ``on_fault``; ``str(error)`` says who quit. ``eleusis-lab play`` then shows the
+secret rule and the scores so far (`eleusis_lab.stopped.stopped_report`, from the
+events the seat saw, ``seen_``) and exits 0, or 130 after Ctrl-C.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove
-from eleusis_lab.cards import Card, CardError, format_cards, parse_cards
+from eleusis_lab.cards import SUIT_NAMES, Card, CardError, format_cards, parse_card, parse_cards
+from eleusis_lab.games.classic import ClassicConfig
+from eleusis_lab.games.four_to_eight import FourToEightConfig
+from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, solo_score
 from eleusis_lab.rules import RuleSyntaxError, parse
+from eleusis_lab.text import plural
 
 __all__ = ["HumanAgent", "PlayerQuit"]
 
@@ -48,6 +63,12 @@ _LABEL = 8
 _WIDTH = 100  # a terminal's width, for the lines that can grow
 _TIMES = {1: "once", 2: "twice"}
 _MAX_ROWS = 6  # wrong cards shown under one main-line card
+#: The turn caps a person is shown: solo's turns, the phase-2 turns of the others.
+_TURN_CAPS = {
+    "solo": MAX_TURNS,
+    "classic": ClassicConfig().max_turns,
+    "four-to-eight": FourToEightConfig().max_turns,
+}
 _QUIT = ("q", "quit")
 _HELP = ("?", "help")
 _TABLE = ("t", "table")
@@ -56,8 +77,12 @@ _NO = ("n", "no", "w", "wrong", "false")
 _COMMANDS = "  t or table: the whole main line   ? or help: this help   q or quit: leave the game"
 _CARD_TEXT = (
     "a card is a rank (A, 2..10 or T, J, Q, K) and a suit (C, D, H, S or a symbol),"
-    " in any case: QH, 10h, th, ah, A♣"
+    " in any case: QH, 10h, th, ah, A♣; ranks written as numbers 1, 11, 12 and 13 are"
+    " refused (type A, J, Q or K)"
 )
+_RANK_WORDS = {1: "ace", 11: "jack", 12: "queen", 13: "king"}
+#: A rank written as a number the help does not list (1, 11, 12, 13) and a suit.
+_NUMBER_RANK = re.compile(r"^(1|1[1-3])([CDHS♣♦♥♠])$", re.IGNORECASE)
 
 
 class PlayerQuit(KeyboardInterrupt):
@@ -87,6 +112,11 @@ class HumanAgent(Agent):
     window : int
         How many main-line cards (the last ones) the table shows before each decision;
         ``t`` shows them all.
+    max_turns : int or None
+        The game's cap on turns, shown to the person: solo's turns (``SoloConfig``),
+        the phase-2 turns of classic Eleusis and of the 4-8 player variant. ``None``:
+        the default of the game's config (30 and 1,000), which ``eleusis-lab play``
+        always plays.
 
     Notes
     -----
@@ -122,10 +152,17 @@ class HumanAgent(Agent):
     interactive = True
     games = ("classic", "four-to-eight", "delphi", "new-eleusis", "solo")
 
-    def __init__(self, input: TextIO | None = None, output: TextIO | None = None, window: int = 13):
+    def __init__(
+        self,
+        input: TextIO | None = None,
+        output: TextIO | None = None,
+        window: int = 13,
+        max_turns: int | None = None,
+    ):
         self.input = input
         self.output = output
         self.window = window
+        self.max_turns = max_turns
 
     # -- the game's calls ------------------------------------------------------------
 
@@ -134,6 +171,11 @@ class HumanAgent(Agent):
         window = self.window
         if isinstance(window, bool) or not isinstance(window, int) or window < 1:
             raise ValueError(f"HumanAgent window must be a whole number >= 1, got {window!r}")
+        cap = self.max_turns
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+            raise ValueError(
+                f"HumanAgent max_turns must be None or a whole number >= 0, got {cap!r}"
+            )
         self.recent_: list[Event] = []  # the events since the person's last decision
         self.under_: dict[int, list[str]] = {}  # main-line position -> wrong cards played on it
         self.declared_rules_: set[str] = set()
@@ -142,6 +184,13 @@ class HumanAgent(Agent):
         self.chips_ = 0  # Delphi: the person's chips
         self.notes_: dict[int, str] = {}  # index in recent_ -> what to add to that event
         self.rule_told_: str | None = None  # solo: a declaration not yet told to be wrong
+        self.counter_example_: str | None = None  # solo: where that declaration is wrong
+        self.wrong_declarations_ = 0  # solo: the declarations told to be wrong
+        self.played_from_: tuple[Observation, Card] | None = None  # solo: the last play
+        self.seen_: list[Event] = []  # every event of the game, for `stopped_report`
+        self.phase2_told_ = False  # classic, 4-8: phase 2 and its cap announced
+        cap = self.max_turns if self.max_turns is not None else _TURN_CAPS.get(info.game)
+        self.turn_cap_: int | None = cap
         title = GAME_TITLES.get(info.game, info.game)
         if info.game == "solo":
             self._say(f"== {title}: find the rule; the starter is {info.starter} ==")
@@ -152,6 +201,7 @@ class HumanAgent(Agent):
 
     def observe(self, event: Event) -> None:
         self.recent_.append(event)
+        self.seen_.append(event)
         said = self.said_.pop(event.card, None) if self.said_ else None
         if said is not None:  # Delphi: the verdict of a card the person predicted
             hit = said == event.right
@@ -175,7 +225,9 @@ class HumanAgent(Agent):
                 raise _BadAnswer(f"play one card, not {len(cards) or 'no'} cards")
             return _take(obs.hand, cards)[0]
 
-        return self._ask(obs, "play a card (? for help)> ", card, _CARD_HELP)
+        played = self._ask(obs, "play a card (? for help)> ", card, _CARD_HELP)
+        self.played_from_ = (obs, played)
+        return played
 
     def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
         """New Eleusis: 1 to 4 cards of the hand, in order, or ``none`` ("no play")."""
@@ -234,7 +286,7 @@ class HumanAgent(Agent):
     def declare_rule(self, obs: Observation) -> str | None:
         """Solo: rule text to declare, or an empty line for none (asked with the card,
         or after its verdict in the ``after_verdict`` timing)."""
-        self._show_recent()
+        self._show_recent(obs)
 
         def rule(text: str) -> str | None:
             if not text:
@@ -256,22 +308,54 @@ class HumanAgent(Agent):
 
     # -- what the person sees ----------------------------------------------------------
 
+    def hear_judgement(self, turn: int, event: Event, declaration: Any) -> None:
+        """Solo: told how the turn's declaration was judged (``play_solo``'s ``on_turn``).
+
+        Only a wrong declaration matters: its ``reason`` is a counter-example (a state
+        and a card on which the declared rule and the secret rule disagree), shown to
+        the person at his next decision. The secret rule itself is not told. Without
+        this call the person is still told that the declaration was wrong, with no
+        counter-example.
+        """
+        if declaration is not None and not declaration.correct:
+            self.counter_example_ = str(declaration.reason).replace(
+                "under the declared one", "under yours"
+            )
+
     def _show(self, obs: Observation, hand: bool = True) -> None:
-        self._show_recent()
+        self._show_recent(obs)
         lines = self._table(obs, full=False)
         lines += self._status(obs)
         if hand and obs.game != "delphi":
             lines.append(f"your hand ({len(obs.hand)}): {_hand_text(obs.hand)}")
         self._say("\n".join(lines))
 
-    def _show_recent(self) -> None:
+    def _show_recent(self, obs: Observation | None = None) -> None:
         lines = self._recent_lines(self.recent_)
         self.recent_, self.notes_ = [], {}
+        if obs is not None and obs.game == "solo":
+            lines += self._drawn(obs)
         if self.rule_told_ is not None:  # solo: the game goes on only after a wrong one
-            lines.append(f"  your rule {self.rule_told_} was judged wrong (2 points)")
-            self.rule_told_ = None
+            lines.append(f"  your rule {self.rule_told_} was judged wrong (-2 points)")
+            if self.counter_example_ is not None:
+                lines.append(f"  a counter-example: {self.counter_example_}")
+            self.rule_told_ = self.counter_example_ = None
+            self.wrong_declarations_ += 1
         if lines:
             self._say("\n".join(["", "since your last decision:", *lines]))
+
+    def _drawn(self, obs: Observation) -> list[str]:
+        """Solo: the card drawn after the last play, named once (compared with the
+        hand it was played from)."""
+        if self.played_from_ is None or self.played_from_[0] is obs:
+            return []
+        before, played = self.played_from_
+        self.played_from_ = None
+        kept = Counter(before.hand) - Counter([played])
+        drawn = list((Counter(obs.hand) - kept).elements())
+        if not drawn:
+            return ["  you drew no card: the stock is empty"]
+        return [f"  you drew {format_cards(drawn)}"]
 
     def _recent_lines(self, events: list[Event]) -> list[str]:
         lines: list[str] = []
@@ -344,8 +428,7 @@ class HumanAgent(Agent):
             placed = len(obs.main_line) + len(side)
             return [f"{placed} of 52 cards placed; your chips: {self.chips_}"]
         if game == "solo":
-            side = obs.wrong_cards[0] if obs.wrong_cards else ()
-            return [f"turn {len(obs.main_line) + len(side)}"]
+            return [self._solo_status(obs)]
         if game == "new-eleusis":
             seats = []
             for seat, size in enumerate(obs.hand_sizes):
@@ -370,14 +453,45 @@ class HumanAgent(Agent):
             for seat, pile in enumerate(obs.wrong_cards)
         ]
         phase = (
-            "phase 1: play each card of your hand once"
+            ["phase 1: play each card of your hand once"]
             if obs.phase == 1
-            else "phase 2: play your wrong cards; a wrong one comes back to you"
+            else self._phase2_status()
         )
         line = "wrong cards: " + "; ".join(piles)
         if len(line) > _WIDTH:
-            return ["wrong cards:", *(f"  {pile}" for pile in piles), phase]
-        return [line, phase]
+            return ["wrong cards:", *(f"  {pile}" for pile in piles), *phase]
+        return [line, *phase]
+
+    def _solo_status(self, obs: Observation) -> str:
+        """Solo: the turn of the cap and what a correct declaration now would score."""
+        side = obs.wrong_cards[0] if obs.wrong_cards else ()
+        turn = len(obs.main_line) + len(side)  # the starter is not a turn: this one is
+        cap = self.turn_cap_ or turn
+        wrong = self.wrong_declarations_
+        line = f"turn {turn} of {cap}"
+        if turn <= cap:
+            score = solo_score(turn, wrong, cap)
+            line += f"; a correct declaration now scores {score}"
+            if wrong:
+                line += f" (-{WRONG_PENALTY * wrong} for {plural(wrong, 'wrong declaration')})"
+        return line
+
+    def _phase2_status(self) -> list[str]:
+        """Classic, 4-8: phase 2, its turns so far and the cap (announced once in full)."""
+        lines = ["phase 2: play your wrong cards; a wrong one comes back to you"]
+        cap = self.turn_cap_
+        if cap is None:
+            return lines
+        if not self.phase2_told_:
+            self.phase2_told_ = True
+            lines.append(
+                "phase 2 ends when a player is out of cards, when no wrong card can be"
+                f" played, or after {cap:,} turns"
+            )
+        turn = _phase2_turn(self.seen_, self.info_.seat)
+        left = f"{cap - turn:,} after this one" if turn < cap else "this is the last one"
+        lines.append(f"phase-2 turn {turn:,} of at most {cap:,} ({left})")
+        return lines
 
     def _prophet_news(self, prophet: int | None) -> list[str]:
         """New Eleusis: who became the Prophet or was overthrown since the last table."""
@@ -456,6 +570,28 @@ class HumanAgent(Agent):
 
 
 def _cards(text: str) -> list[Card]:
+    """The cards of an answer, with ranks only as the help lists them.
+
+    ``parse_cards`` also reads ``1H`` as the ace and ``11H`` to ``13H`` as the jack,
+    queen and king; a person who types them is more likely mistaken than not, so the
+    seat refuses them with the form to type instead.
+
+    >>> _cards("10h qs")
+    [Card('10H'), Card('QS')]
+    >>> _cards("11h")
+    Traceback (most recent call last):
+    ...
+    agents.human._BadAnswer: not a card: '11h' (ranks are A, 2..10 or T, J, Q, K: \
+for the jack of hearts type JH)
+    """
+    for token in re.split(r"[\s,]+", text.strip()):
+        if _NUMBER_RANK.match(token):
+            card = parse_card(token)
+            name = f"{_RANK_WORDS[card.rank]} of {SUIT_NAMES[card.suit]}"
+            raise _BadAnswer(
+                f"not a card: {token!r} (ranks are A, 2..10 or T, J, Q, K:"
+                f" for the {name} type {card})"
+            )
     try:
         return parse_cards(text)
     except CardError as error:
@@ -500,6 +636,29 @@ def _column(cards: list[str]) -> list[str]:
     if len(cards) <= _MAX_ROWS:
         return cards
     return [*cards[: _MAX_ROWS - 1], f"{f'+{len(cards) - _MAX_ROWS + 1}':>3}"]
+
+
+def _phase2_turn(events: Sequence[Event], seat: int) -> int:
+    """Classic, 4-8: the phase-2 turn of ``seat``'s decision, counted from the plays as
+    the engines count turns (all seats' turns; a wrong card retried in the same turn,
+    ``retry_in_turn``, is not a new turn).
+
+    >>> from eleusis_lab.cards import parse_card
+    >>> def play(seat, phase):
+    ...     return Event(seat, parse_card("2H"), phase, False, 0)
+    >>> plays = [play(0, 1), play(1, 1), play(0, 2), play(0, 2), play(1, 2)]
+    >>> _phase2_turn(plays, 0), _phase2_turn(plays[:-1], 0)  # turn 3; a retry in turn 1
+    (3, 1)
+    """
+    turns, previous = 0, None
+    for event in events:
+        if event.phase == 2 and (
+            previous is None or previous.phase != 2 or previous.seat != event.seat
+        ):
+            turns += 1
+        previous = event
+    retrying = previous is not None and previous.phase == 2 and previous.seat == seat
+    return turns if retrying else turns + 1
 
 
 def _same_turn(first: Event, other: Event) -> bool:

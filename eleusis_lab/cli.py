@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except USER_ERRORS as error:
         print(f"eleusis-lab: {error}", file=sys.stderr)
     except KeyboardInterrupt as error:  # Ctrl-C, or a person at a human seat quitting
-        print(f"eleusis-lab: {error or 'interrupted'}", file=sys.stderr)
+        print(f"eleusis-lab: {str(error) or 'interrupted'}", file=sys.stderr)
         return 130
     return 2
 
@@ -596,32 +596,58 @@ def _play(args) -> int:
     pool = acceptable_rules()
     if args.game == "new-eleusis":  # its rules read only the main line
         pool = [rule for rule in pool if "outcome" not in rule.slots]
-    if args.match:
-        if module_name == "classic":
-            module = importlib.import_module("eleusis_lab.games.match")
-        played = getattr(module, match_name)(agents, seed=seed, rules=rule or pool, config=config)
-        text = played.summary()
-    elif secrets:
-        played = module.play_secrets(agents, seed=seed, config=config)
-        text = format_layout(played)
-    else:
-        if rule is None:
-            rule = pool[np.random.default_rng(seed).integers(len(pool))]
-        text = ""
-        if args.beliefs:
-            from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
-
-            played, beliefs = solo_beliefs(rule, agents, seed=seed, config=config)
-            text = format_beliefs(beliefs) + "\n\n"
+    if not args.match and not secrets and rule is None:
+        rule = pool[np.random.default_rng(seed).integers(len(pool))]
+    try:
+        if args.match:
+            if module_name == "classic":
+                module = importlib.import_module("eleusis_lab.games.match")
+            match = getattr(module, match_name)
+            played = match(agents, seed=seed, rules=rule or pool, config=config)
+            text = played.summary()
+        elif secrets:
+            played = module.play_secrets(agents, seed=seed, config=config)
+            text = format_layout(played)
         else:
-            played = getattr(module, play_name)(rule, agents, seed=seed, config=config)
-        text += format_layout(played)
-    if args.seed is None:
-        print(f"seed {seed} (play it again with --seed {seed})", file=sys.stderr)
+            text = ""
+            if args.beliefs:
+                from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
+
+                played, beliefs = solo_beliefs(rule, agents, seed=seed, config=config)
+                text = format_beliefs(beliefs) + "\n\n"
+            elif args.game == "solo" and hasattr(agents, "hear_judgement"):  # counter-examples
+                played = module.play_solo(
+                    rule, agents, seed=seed, config=config, on_turn=agents.hear_judgement
+                )
+            else:
+                played = getattr(module, play_name)(rule, agents, seed=seed, config=config)
+            text += format_layout(played)
+    except KeyboardInterrupt as error:  # q at a human seat (exit 0) or Ctrl-C (130)
+        return _stopped(error, args, None if args.match else rule, seed, config, agents)
+    _tell_seed(args, seed)
     print(text)
     if args.json:
         _write(args.json, played.to_json())
     return 0
+
+
+def _stopped(error: KeyboardInterrupt, args, rule, seed: int, config, agents) -> int:
+    """A game stopped by ``q`` or Ctrl-C: the rule and the scores so far; the exit code."""
+    from agents.human import PlayerQuit
+    from eleusis_lab.stopped import stopped_report
+
+    quit = isinstance(error, PlayerQuit)
+    why = str(error) if quit else "interrupted (Ctrl-C)"
+    seats = [agents] if args.game == "solo" else list(agents)
+    print(stopped_report(why, args.game, rule, seed, config, seats))
+    _tell_seed(args, seed)
+    return 0 if quit else 130
+
+
+def _tell_seed(args, seed: int) -> None:
+    """On stderr, the fresh seed of a game played without ``--seed``."""
+    if args.seed is None:
+        print(f"seed {seed} (play it again with --seed {seed})", file=sys.stderr)
 
 
 def _fresh_seed() -> int:

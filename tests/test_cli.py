@@ -422,3 +422,25 @@ def test_replay_checks_every_game_of_a_match_and_reads_one_without_format(capsys
     path.write_text(json.dumps(record))
     code, out, _ = run(capsys, "replay", str(path))
     assert code == 1 and "game 0: dealt by 1" in out
+
+
+def test_ctrl_c_in_a_command_is_one_line_exit_130(capsys, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("eleusis_lab.cli._rules_list", interrupted)
+    code, out, err = run(capsys, "rules", "list")
+    assert (code, err) == (130, "eleusis-lab: interrupted\n")
+
+
+def test_play_stopped_by_ctrl_c_shows_the_rule_and_exits_130(capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("eleusis_lab.games.classic.play_classic", interrupted)
+    code, out, err = run(capsys, "play", "--rule", "suit_cycle", "--seed", "1")
+    assert code == 130 and err == ""
+    assert out.splitlines()[1:] == [
+        "game stopped: interrupted (Ctrl-C)",
+        "the secret rule: suit(card) == (suit(last) + 1) mod 4 (suit_cycle)",
+    ]

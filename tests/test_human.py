@@ -15,12 +15,15 @@ from agents.human import HumanAgent, PlayerQuit
 from agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
-from eleusis_lab.games.classic import ClassicConfig, play_classic
+from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
 from eleusis_lab.games.delphi import play_delphi
 from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
 from eleusis_lab.games.new_eleusis import NewEleusisConfig, play_new_eleusis
+from eleusis_lab.games.scoring import classic_player_scores
 from eleusis_lab.games.solo import play_solo
 from eleusis_lab.registry import available_agents, make_agent
+from eleusis_lab.rules import parse
+from eleusis_lab.stopped import stopped_report
 from eleusis_lab.testing import CHECKS, check_agent, parametrize_with_checks
 
 Answer = str | Callable[["Person"], str]
@@ -132,6 +135,56 @@ def test_classic_plays_every_answer_in_every_phase():
     assert mine == [answer.upper() for kind, answer in person.asked]
     assert {event.phase for event in record.events if event.seat == 0} == {1, 2}
     assert "phase 2: play your wrong cards" in person.text
+
+
+def last(person: Person) -> str:
+    return person.hand()[-1]
+
+
+def test_phase_2_announces_its_turn_cap():
+    person = Person(card=[last] * 40)
+    config = ClassicConfig(hand_size=6, max_turns=30)
+    record = play_classic(
+        "color(card) != color(last)", [person.agent(max_turns=30), RandomAgent()], 2, config
+    )
+    no_faults(record)
+    text = person.text
+    assert text.count("or after 30 turns") == 1  # announced once, at the start of phase 2
+    turns = [int(n) for n in re.findall(r"phase-2 turn (\d+) of at most 30 \(", text)]
+    assert turns and turns == sorted(turns) and len(set(turns)) == len(turns)
+    mine = [e for e in record.events if e.seat == 0 and e.phase == 2]
+    assert len(turns) == len(mine)
+    assert f"phase-2 turn {turns[-1]} of at most 30 ({30 - turns[-1]} after this one)" in text
+
+
+def test_phase_2_counts_the_default_cap_when_not_told():
+    person = Person(card=[last] * 40)
+    config = ClassicConfig(hand_size=6)
+    play_classic("color(card) != color(last)", [person.agent(), RandomAgent()], 2, config)
+    assert "phase-2 turn 1 of at most 1,000 (999 after this one)" in person.text
+
+
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("11h", "for the jack of hearts type JH"),
+        ("1h", "for the ace of hearts type AH"),
+        ("12S", "for the queen of spades type QS"),
+        ("13♣", "for the king of clubs type KC"),
+    ],
+)
+def test_ranks_only_as_the_help_lists_them(typed, hint):
+    hand = tuple(parse_cards("JH AH QS KC 10H"))
+    out = io.StringIO()
+    agent = HumanAgent(input=io.StringIO(f"{typed}\n10h\n"), output=out)
+    agent.start_game(GameInfo("classic", 0, 2, hand, Card(2, 0)), np.random.default_rng(0))
+    obs = Observation("classic", 0, 1, hand, (Card(2, 0),), ((), ()), None)
+    assert agent.choose_play(obs) == parse_card("10H")
+    assert f"  not a card: {typed!r} (ranks are A, 2..10 or T, J, Q, K: {hint})\n" in out.getvalue()
+    agent.input = io.StringIO("?\nq\n")
+    with pytest.raises(PlayerQuit):
+        agent.choose_play(obs)
+    assert "numbers 1, 11, 12 and 13 are refused" in " ".join(out.getvalue().split())
 
 
 def test_the_table_shows_the_last_cards_with_the_wrong_cards_under_them():
@@ -314,8 +367,44 @@ def test_solo_declarations():
     assert record.found_turn == 4
     assert "  bad rule: line 1, column 9: " in person.text
     assert "  you declared that rule already, and it was wrong" in person.text
-    assert person.text.count("  your rule black(card) was judged wrong (2 points)") == 1
+    assert person.text.count("  your rule black(card) was judged wrong (-2 points)") == 1
+    assert "a counter-example" not in person.text  # only when told (hear_judgement)
     assert "solo Eleusis: find the rule; the starter is" in person.text
+
+
+def test_solo_shows_the_turn_the_score_the_card_drawn_and_a_counter_example():
+    person = Person(rule=["", "black(card)", "red(card)"])
+    agent = person.agent()
+    record = play_solo("red(card)", agent, seed=3, on_turn=agent.hear_judgement)
+    assert record.found_turn == 3 and record.score == 30 - 2 - 2
+    text = person.text
+    assert "\nturn 1 of 30; a correct declaration now scores 30\n" in text
+    assert "\nturn 2 of 30; a correct declaration now scores 29\n" in text
+    assert (
+        "\nturn 3 of 30; a correct declaration now scores 26 (-2 for 1 wrong declaration)\n" in text
+    )
+    hands = re.findall(r"^your hand \(12\): (.*)$", text, re.MULTILINE)
+    for before, after, event in zip(hands, hands[1:], record.events, strict=False):
+        new = set(after.split()) - set(before.split())
+        assert f"  you drew {' '.join(new)}\n" in text, (before, after)
+        assert str(event.card) in before.split()
+    judged = record.declarations[0]
+    assert not judged.correct
+    shown = judged.reason.replace("under the declared one", "under yours")
+    assert f"  a counter-example: {shown}\n" in text
+    assert "under the secret rule" in shown and "red(card)" not in shown
+
+
+def test_solo_with_an_empty_stock_says_no_card_was_drawn():
+    agent = HumanAgent(input=io.StringIO("2C\n\n2D\n\n"), output=io.StringIO())
+    hand = tuple(parse_cards("2C 2D 3C"))
+    agent.start_game(GameInfo("solo", 0, 1, hand, Card(5, 0)), np.random.default_rng(0))
+    obs = Observation("solo", 0, 1, hand, (Card(5, 0),), ((),), None)
+    agent.solo_move(obs)
+    agent.observe(Event(0, hand[0], 1, False, 0))
+    agent.solo_move(Observation("solo", 0, 1, hand[1:], (Card(5, 0),), ((hand[0],),), False))
+    assert "  you drew no card: the stock is empty\n" in agent.output.getvalue()
+    assert "turn 2 of 30; a correct declaration now scores 29" in agent.output.getvalue()
 
 
 # -- quitting ----------------------------------------------------------------------------
@@ -341,10 +430,10 @@ def test_the_end_of_the_input_quits():
 
 def test_parameters_pickle_and_clone():
     agent = HumanAgent(window=5)
-    assert agent.get_params() == {"input": None, "output": None, "window": 5}
+    assert agent.get_params() == {"input": None, "output": None, "window": 5, "max_turns": None}
     assert clone(agent).get_params() == agent.get_params()
     assert pickle.loads(pickle.dumps(agent)).get_params() == agent.get_params()
-    assert vars(HumanAgent()) == {"input": None, "output": None, "window": 13}
+    assert vars(HumanAgent()) == {"input": None, "output": None, "window": 13, "max_turns": None}
     played = HumanAgent(input=io.StringIO("3C\n"), output=io.StringIO())
     played.start_game(
         GameInfo("classic", 0, 2, (Card(3, 0),), Card(2, 0)), np.random.default_rng(0)
@@ -379,3 +468,47 @@ def test_registered_and_skipped_by_the_conformance_checks():
     skipped = [p for p in params if isinstance(p, type(pytest.param(0)))]
     assert len(skipped) == len(CHECKS)
     assert all(p.marks[0].name == "skip" for p in skipped)
+
+
+# -- a game stopped before its end --------------------------------------------------------
+
+
+def test_the_report_of_a_stopped_game_rebuilds_the_scores_from_the_plays():
+    person = Person(card=[first, first, "q"])
+    agent = person.agent()
+    agents = [RandomAgent(), agent]
+    with pytest.raises(PlayerQuit) as caught:
+        play_classic("red(card)", agents, seed=0)
+    report = stopped_report(
+        str(caught.value), "classic", parse("red(card)"), 0, ClassicConfig(), agents
+    )
+    lines = report.splitlines()
+    assert lines[:3] == [
+        "",
+        "game stopped: the player at seat 1 quit the game",
+        "the secret rule: red(card)",
+    ]
+    seen = agent.seen_
+    assert [e.seat for e in seen] == [0, 1, 0, 1, 0]
+    wrong = [sum(not e.right for e in seen if e.seat == s) for s in (0, 1)]
+    _, hands, _ = classic_deal(0, 2)
+    held = [len(hands[s]) - sum(e.right for e in seen if e.seat == s) for s in (0, 1)]
+    assert lines[3] == (
+        f"the dealer's score so far: {abs(wrong[0] - wrong[1])}"
+        f" (wrong cards in phase 1: seat 0 {wrong[0]}, you {wrong[1]})"
+    )
+    scores = classic_player_scores(held)
+    assert lines[4] == (
+        "the players' scores if the game ended now:"
+        f" seat 0 {scores[0]:g} ({held[0]} cards held), you {scores[1]:g} ({held[1]} cards held)"
+    )
+
+
+def test_the_report_of_another_game_counts_the_plays():
+    agent = HumanAgent(input=io.StringIO("r\nr\nq\n"), output=io.StringIO())
+    with pytest.raises(PlayerQuit):
+        play_delphi("red(card)", [agent, RandomAgent()], seed=0)
+    report = stopped_report("why", "delphi", parse("red(card)"), 0, None, [agent, RandomAgent()])
+    assert report.splitlines()[-1] == (
+        f"{len(agent.seen_)} cards played; no scores before the end of the game"
+    )

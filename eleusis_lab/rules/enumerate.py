@@ -75,6 +75,7 @@ import hashlib
 import itertools
 import json
 import math
+import numbers
 import os
 import shutil
 import tempfile
@@ -82,6 +83,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +122,9 @@ __all__ = [
     "HashCollision",
     "HypothesisSpace",
     "build_space",
+    "MAX_HYPOTHESES_LIMIT",
     "cache_dir",
+    "check_max_hypotheses",
     "get_grammar",
 ]
 
@@ -1446,8 +1450,7 @@ def build_space(
     ['true', 'false', 'red(card)', 'red(last)']
     """
     grammar = get_grammar(grammar)
-    if not (isinstance(max_hypotheses, int) and max_hypotheses >= 1):
-        raise ValueError(f"max_hypotheses must be a whole number >= 1, got {max_hypotheses!r}")
+    check_max_hypotheses(max_hypotheses)
     max_bits = math.inf if max_bits is None else float(max_bits)
     if not cache:
         return _build(grammar, max_hypotheses, max_bits, progress)
@@ -1469,6 +1472,31 @@ def _cached_space(grammar, max_hypotheses, max_bits, progress) -> HypothesisSpac
     space = _build(grammar, max_hypotheses, max_bits, progress)
     _save(space, path)
     return space
+
+
+#: The most hypotheses a space may hold: 10**7 takes minutes and gigabytes to build
+#: with the larger grammars, more would take hours.
+MAX_HYPOTHESES_LIMIT = 10**7
+
+
+def check_max_hypotheses(value: Any) -> int:
+    """``value`` if it is a whole number from 1 to `MAX_HYPOTHESES_LIMIT`, else ValueError.
+
+    A boolean is refused (``True`` is not 1 hypothesis).
+
+    >>> check_max_hypotheses(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_hypotheses must be a whole number from 1 to 10**7, got True
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"max_hypotheses must be a whole number from 1 to 10**7, got {value!r}")
+    if not 1 <= value <= MAX_HYPOTHESES_LIMIT:
+        raise ValueError(
+            f"max_hypotheses must be a whole number from 1 to 10**7 (the build's time and"
+            f" memory grow with it), got {value!r}"
+        )
+    return int(value)
 
 
 def cache_dir() -> Path | None:

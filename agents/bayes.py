@@ -109,7 +109,13 @@ from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
-from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space, get_grammar
+from eleusis_lab.rules.enumerate import (
+    Grammar,
+    HypothesisSpace,
+    build_space,
+    check_max_hypotheses,
+    get_grammar,
+)
 from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, get_prior
 
 __all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
@@ -173,6 +179,7 @@ def agent_grammar(agent) -> Grammar:
 def check_model_params(agent) -> None:
     """Check the parameters of the model a Bayesian agent shares with `BayesAgent`."""
     agent_grammar(agent)  # raises on an unknown preset or production prior
+    check_max_hypotheses(agent.max_hypotheses)
     if not 0 < agent.noise < 0.5:
         raise ValueError(f"noise must be in (0, 0.5), got {agent.noise!r}")
     if not 0 <= agent.fallback < 1:
@@ -592,7 +599,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     # -- set-up -----------------------------------------------------------------------
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_model_params(self)
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
@@ -601,7 +608,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
-        self._check_params()
+        self.check_params()
         self.history_: list[tuple[int, bool]] = []
         self.n_seen_ = 0  # plays in contexts of the space
         self.n_right_ = 0

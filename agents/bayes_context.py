@@ -308,7 +308,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     # -- set-up -----------------------------------------------------------------------
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_model_params(self)
         if not 0 < self.plain < 1:
             raise ValueError(f"plain must be in (0, 1), got {self.plain!r}")
@@ -321,7 +321,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
-        self._check_params()
+        self.check_params()
         self.history_: list[tuple[int, tuple, bool]] = []
         self.refuted_: list[tuple] = []  # hypotheses declared in solo, and so wrong
         self._load_space()

@@ -166,8 +166,8 @@ class HumanAgent(Agent):
 
     # -- the game's calls ------------------------------------------------------------
 
-    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
-        super().start_game(info, rng)
+    def check_params(self) -> None:
+        """``window`` is a whole number >= 1, ``max_turns`` None or a whole number >= 0."""
         window = self.window
         if isinstance(window, bool) or not isinstance(window, int) or window < 1:
             raise ValueError(f"HumanAgent window must be a whole number >= 1, got {window!r}")
@@ -176,6 +176,10 @@ class HumanAgent(Agent):
             raise ValueError(
                 f"HumanAgent max_turns must be None or a whole number >= 0, got {cap!r}"
             )
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.check_params()
         self.recent_: list[Event] = []  # the events since the person's last decision
         self.under_: dict[int, list[str]] = {}  # main-line position -> wrong cards played on it
         self.declared_rules_: set[str] = set()

@@ -39,6 +39,19 @@ from eleusis_lab.rules.context import Context
 
 __all__ = ["DecisionTreeAgent", "SklearnAgent"]
 
+#: The split criteria of a decision tree (scikit-learn's).
+CRITERIA = ("gini", "entropy", "log_loss")
+
+
+def _whole(value: Any) -> bool:
+    """An int, not a bool (``True`` is no depth or count)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _real(value: Any) -> bool:
+    """A real number, not a bool, not NaN."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value
+
 
 class SklearnAgent(LearningAgent):
     """An agent that learns the rule with a scikit-learn classifier over card features.
@@ -129,16 +142,23 @@ class SklearnAgent(LearningAgent):
             return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         return clone_estimator(self.estimator)
 
+    def check_params(self) -> None:
+        """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
+        if not (_whole(self.refit_every) and self.refit_every >= 1):
+            raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
+        if not (_real(self.refit_growth) and self.refit_growth >= 0):
+            raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
+        if not (_whole(self.min_examples) and self.min_examples >= 1):
+            raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
+        if not (_real(self.explore) and 0 <= self.explore <= 1):
+            raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")
+        estimator = getattr(self, "estimator", None)  # a DecisionTreeAgent has none
+        if estimator is not None and not hasattr(estimator, "fit"):
+            raise ValueError(f"estimator must be a scikit-learn classifier, got {estimator!r}")
+
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
-        if not (isinstance(self.refit_every, int) and self.refit_every >= 1):
-            raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
-        if not (isinstance(self.refit_growth, numbers.Real) and self.refit_growth >= 0):
-            raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
-        if not (isinstance(self.min_examples, int) and self.min_examples >= 1):
-            raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
-        if not (isinstance(self.explore, numbers.Real) and 0 <= self.explore <= 1):
-            raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")
+        self.check_params()
         # One seed per game for the estimators' own randomness (tie-breaks in trees,
         # bootstraps in forests), drawn here so that it depends on the game seed only.
         self.seed_ = int(rng.integers(2**31 - 1))
@@ -240,6 +260,18 @@ class DecisionTreeAgent(SklearnAgent):
         self.refit_growth = refit_growth
         self.min_examples = min_examples
         self.explore = explore
+
+    def check_params(self) -> None:
+        """As `SklearnAgent`, and the tree's ``max_depth``, ``min_samples_leaf``, ``criterion``."""
+        super().check_params()
+        if self.max_depth is not None and not (_whole(self.max_depth) and self.max_depth >= 1):
+            raise ValueError(f"max_depth must be None or an int >= 1, got {self.max_depth!r}")
+        if not (_whole(self.min_samples_leaf) and self.min_samples_leaf >= 1):
+            raise ValueError(f"min_samples_leaf must be an int >= 1, got {self.min_samples_leaf!r}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(
+                f"criterion must be one of {', '.join(CRITERIA)}, got {self.criterion!r}"
+            )
 
     def _make_estimator(self) -> DecisionTreeClassifier:
         return DecisionTreeClassifier(

@@ -82,10 +82,14 @@ class OracleAgent(Agent):
     def __init__(self, choice: str = "random"):
         self.choice = choice
 
-    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
-        super().start_game(info, rng)
+    def check_params(self) -> None:
+        """``choice`` is ``'random'`` or ``'first'``."""
         if self.choice not in ("random", "first"):
             raise ValueError(f"OracleAgent choice must be 'random' or 'first', got {self.choice!r}")
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.check_params()
         if info.rule is None:
             raise ValueError("OracleAgent was not told the rule (GameInfo.rule is None)")
         self.rule_ = info.rule

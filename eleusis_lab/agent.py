@@ -149,6 +149,15 @@ class Parameters:
             setattr(self, name, value)
         return self
 
+    def check_params(self) -> None:
+        """Raise ``ValueError`` (or ``TypeError``) for a parameter value the agent cannot
+        play with, naming the parameter and the value. The default accepts everything.
+
+        The registry calls it when it makes an agent, so that a bad value is reported
+        before the first game; agents also call it in ``start_game``, for parameters
+        changed later with `set_params`.
+        """
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"

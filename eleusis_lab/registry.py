@@ -25,6 +25,9 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import inspect
+import tomllib
+from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
@@ -146,7 +149,37 @@ class AgentRegistry:
             raise AgentSpecError(
                 f"{self.noun} {spec!r} takes no parameter {unknown[0]!r} (its parameters: {takes})"
             )
-        return cls(**params)
+        try:
+            agent = cls(**params)
+        except (TypeError, ValueError) as error:
+            raise AgentSpecError(f"{self.noun} {spec!r}: {_one_line(error)}") from None
+        return self.check(agent, spec)
+
+    def check(self, agent: Any, spec: str | None = None) -> Any:
+        """``agent`` itself once its ``check_params`` accepts its parameters; else
+        `AgentSpecError` in one line naming the agent (``spec``, or its class) and the
+        reason. `make` calls it, so that a bad value stops a run before its first game.
+
+        >>> AGENTS.check(make_agent("oracle").set_params(choice="worst"))
+        Traceback (most recent call last):
+        ...
+        eleusis_lab.registry.AgentSpecError: agent 'OracleAgent': OracleAgent choice must be \
+'random' or 'first', got 'worst'
+        """
+        label = spec if spec is not None else type(agent).__name__
+        check = getattr(agent, "check_params", None)
+        try:
+            if check is not None:
+                check()
+        except TypeError as error:  # e.g. a comparison of a number with a string
+            given = ", ".join(f"{k}={v!r}" for k, v in _changed_params(agent).items())
+            raise AgentSpecError(
+                f"{self.noun} {label!r}: a parameter has a value of the wrong type"
+                f" ({given or 'the defaults'}): {_one_line(error)}"
+            ) from None
+        except (ValueError, LookupError) as error:
+            raise AgentSpecError(f"{self.noun} {label!r}: {_one_line(error)}") from None
+        return agent
 
     def parse_list(self, text: str) -> list:
         """One new agent per comma-separated spec (commas inside parentheses belong to
@@ -158,15 +191,15 @@ class AgentRegistry:
 
 
 def split_specs(text: str) -> list[str]:
-    """The comma-separated specs of ``text`` (a comma inside parentheses belongs to the
-    parameters).
+    """The comma-separated specs of ``text`` (a comma inside parentheses, braces or
+    brackets belongs to the parameters).
 
     >>> split_specs("random, bayes(grammar=standard, noise=0.01)")
     ['random', 'bayes(grammar=standard, noise=0.01)']
     """
     parts, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
+        depth += {"(": 1, ")": -1, "{": 1, "}": -1, "[": 1, "]": -1}.get(char, 0)
         if char == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
@@ -174,16 +207,22 @@ def split_specs(text: str) -> list[str]:
 
 
 def split_params(spec: Any, noun: str = "agent") -> tuple[Any, dict[str, Any]]:
-    """A spec's name and the parameters written after it: ``name(key=value, ...)``.
+    """A spec's name and its parameters, in either of the two spellings.
 
-    Values are Python literals (numbers, strings, tuples, True, None ...) or bare words,
-    read as strings. The text is parsed (`ast`), never evaluated.
+    A call, ``name(key=value, ...)``: values are Python literals (numbers, strings,
+    tuples, True, None ...) or bare words, read as strings; the text is parsed (`ast`),
+    never evaluated. Or a TOML inline table, as experiment specs write agents:
+    ``{name = "bayes", noise = 0.01}`` (a mapping with a ``name`` is taken as it is).
 
     >>> split_params("bayes(grammar=standard, noise=0.01)")
     ('bayes', {'grammar': 'standard', 'noise': 0.01})
+    >>> split_params('{name = "oracle", choice = "first"}')
+    ('oracle', {'choice': 'first'})
     >>> split_params("random")
     ('random', {})
     """
+    if isinstance(spec, Mapping) or (isinstance(spec, str) and spec.strip().startswith("{")):
+        return _split_table(spec, noun)
     if not isinstance(spec, str) or not ("(" in spec or ")" in spec):
         return spec, {}
     name, _, rest = spec.strip().partition("(")
@@ -210,6 +249,43 @@ def split_params(spec: Any, noun: str = "agent") -> tuple[Any, dict[str, Any]]:
                 f" ({ast.unparse(value)!r})"
             ) from None
     return name.strip(), params
+
+
+def _split_table(spec: Any, noun: str) -> tuple[Any, dict[str, Any]]:
+    """The name and parameters of a table spelling: a mapping, or TOML inline-table text."""
+    table = spec
+    if isinstance(spec, str):
+        try:
+            table = tomllib.loads(f"agent = {spec.strip()}")["agent"]
+        except tomllib.TOMLDecodeError as error:
+            raise AgentSpecError(
+                f"{noun} spec {spec!r}: not a TOML table {{name = ..., key = value}}: {error}"
+            ) from None
+    if not isinstance(table, Mapping) or not isinstance(table.get("name"), str):
+        raise AgentSpecError(f"{noun} spec {spec!r}: a table needs a name, e.g. name = 'bayes'")
+    params = {key: value for key, value in table.items() if key != "name"}
+    name, written = split_params(table["name"], noun)
+    return name, {**written, **params}
+
+
+def _changed_params(agent: Any) -> dict[str, Any]:
+    """The parameters of ``agent`` whose value is not the constructor's default."""
+    signature = inspect.signature(type(agent).__init__).parameters
+    params = agent.get_params() if hasattr(agent, "get_params") else {}
+    return {
+        name: value
+        for name, value in params.items()
+        if name not in signature
+        or signature[name].default is inspect.Parameter.empty
+        or type(value) is not type(signature[name].default)
+        or value != signature[name].default
+    }
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception's message in one line (its first), or its type's name."""
+    text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
 
 
 #: The Eleusis agents.

@@ -88,6 +88,7 @@ from eleusis_lab.registry import (
     AgentSpecError,
     UnknownAgentError,
     make_agent,
+    split_params,
 )
 
 __all__ = ["AgentSpec", "Cell", "ExperimentSpec", "Lineup", "load_spec"]
@@ -346,20 +347,26 @@ def _unknown_keys(table: Mapping, known, where: str, source: str) -> None:
 
 
 def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
-    if isinstance(entry, str):
-        name, params = entry, {}
-    elif isinstance(entry, Mapping):
+    """The agent an entry of a line-up names, made once (its parameters checked).
+
+    An entry is a name, ``"name(key=value, ...)"`` (as on the command line), or a table
+    ``{name = ..., key = value}``; the table's keys win over parameters in its name.
+    """
+    if isinstance(entry, Mapping):
         if "name" not in entry:
             raise ConfigError(
                 f"{source}: {where}: an agent table needs a name, e.g. name = 'bayes'"
             )
-        params = {key: value for key, value in entry.items() if key != "name"}
-        name = entry["name"]
-    else:
+        _text(entry["name"], where, source)
+    elif not isinstance(entry, str):
         raise ConfigError(
             f"{source}: {where}: expected an agent name or a table {{name = ..., param = ...}},"
             f" got {entry!r}"
         )
+    try:
+        name, params = split_params(entry if isinstance(entry, Mapping) else entry.strip())
+    except AgentSpecError as error:
+        raise ConfigError(f"{source}: {where}: {error}") from None
     name = _text(name, where, source)
     registry = GAMES[game].agents
     try:

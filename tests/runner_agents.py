@@ -35,3 +35,10 @@ class Sleeper(RandomAgent):
     def choose_play(self, obs):
         time.sleep(self.seconds)
         return super().choose_play(obs)
+
+
+class Faulty(RandomAgent):
+    """A random player whose every decision raises: the engine substitutes a card."""
+
+    def choose_play(self, obs):
+        raise RuntimeError("this agent always fails")

@@ -196,11 +196,21 @@ def test_bench_solo_takes_agents_with_parameters(capsys):
 
 
 def test_bench_solo_warns_of_agent_faults(capsys):
+    argv = ["bench", "solo", "--agents", "runner_agents:Faulty", "--seeds", "1"]
+    code, out, err = run(capsys, *argv, "--rules", "red_only")
+    assert code == 0 and "runner_agents:Faulty" in out
+    assert "warning: runner_agents:Faulty: 1 of 1 game recorded agent faults" in err
+    assert "this agent always fails" in err
+
+
+def test_bench_solo_refuses_a_bad_parameter_before_playing(capsys):
     argv = ["bench", "solo", "--agents", "bayes(grammar=nonesuch)", "--seeds", "1"]
     code, out, err = run(capsys, *argv, "--rules", "red_only")
-    assert code == 0 and "bayes(grammar=nonesuch)" in out
-    assert "warning: bayes(grammar=nonesuch): 1 of 1 game recorded agent faults" in err
-    assert "unknown grammar 'nonesuch'" in err
+    assert code == 2 and out == ""
+    assert err == (
+        "eleusis-lab: agent 'bayes': unknown grammar 'nonesuch';"
+        " presets: colours_suits, standard, arithmetic, verdict, relational\n"
+    )
 
 
 def test_bench_run_prints_the_timings(capsys, tmp_path):

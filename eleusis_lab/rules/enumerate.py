@@ -52,7 +52,9 @@ about a minute with 2.3 GB at the peak; the verdict table of 10**6 takes 322 MB.
 
 Spaces are cached in the process and on disk (``$ELEUSIS_LAB_CACHE``, else
 ``~/.cache/eleusis-lab``), so a large space is built once per machine; worker
-processes memory-map the same verdict table.
+processes memory-map the same verdict table. Each entry records the shape, dtype and
+SHA-256 of its arrays; one that does not match on loading (a truncated or altered file,
+metadata that does not fit) is rebuilt, with a `CacheWarning` naming the file.
 
 Examples
 --------
@@ -75,13 +77,16 @@ import hashlib
 import itertools
 import json
 import math
+import numbers
 import os
 import shutil
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +125,10 @@ __all__ = [
     "HashCollision",
     "HypothesisSpace",
     "build_space",
+    "MAX_HYPOTHESES_LIMIT",
+    "CacheWarning",
     "cache_dir",
+    "check_max_hypotheses",
     "get_grammar",
 ]
 
@@ -1197,7 +1205,7 @@ def _pairs(bits_a, bits_b, lo, hi, mode) -> Iterator[tuple[np.ndarray, np.ndarra
 
 # -- the hypothesis space -------------------------------------------------------------
 
-_FORMAT = 2  # bump when the stored layout or the enumeration changes
+_FORMAT = 3  # bump when the stored layout or the enumeration changes (3: checksums)
 _PACK_BLOCK = 8192
 
 
@@ -1447,12 +1455,15 @@ def build_space(
     ['true', 'false', 'red(card)', 'red(last)']
     """
     grammar = get_grammar(grammar)
-    if not (isinstance(max_hypotheses, int) and max_hypotheses >= 1):
-        raise ValueError(f"max_hypotheses must be a whole number >= 1, got {max_hypotheses!r}")
+    check_max_hypotheses(max_hypotheses)
     max_bits = math.inf if max_bits is None else float(max_bits)
     if not cache:
         return _build(grammar, max_hypotheses, max_bits, progress)
     return _cached_space(grammar, max_hypotheses, max_bits, progress)
+
+
+class CacheWarning(UserWarning):
+    """A cached space did not check out on loading (see `build_space`): it is rebuilt."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -1462,14 +1473,45 @@ def _cached_space(grammar, max_hypotheses, max_bits, progress) -> HypothesisSpac
         return _build(grammar, max_hypotheses, max_bits, progress)
     name = f"{grammar.name}-{grammar.digest()}-{max_hypotheses}-{max_bits}-v{_FORMAT}"
     path = folder / "spaces" / name
-    if (path / "meta.json").exists():
+    if path.exists():
         try:
-            return _load(path)
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged entry is rebuilt below
+            return _load(path, grammar)
+        except Exception as error:  # whatever is wrong with the entry, it is rebuilt
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            warnings.warn(
+                f"hypothesis-space cache: {path}: {reason}; rebuilding it",
+                CacheWarning,
+                stacklevel=4,
+            )
+            shutil.rmtree(path, ignore_errors=True)
     space = _build(grammar, max_hypotheses, max_bits, progress)
     _save(space, path)
     return space
+
+
+#: The most hypotheses a space may hold: 10**7 takes minutes and gigabytes to build
+#: with the larger grammars, more would take hours.
+MAX_HYPOTHESES_LIMIT = 10**7
+
+
+def check_max_hypotheses(value: Any) -> int:
+    """``value`` if it is a whole number from 1 to `MAX_HYPOTHESES_LIMIT`, else ValueError.
+
+    A boolean is refused (``True`` is not 1 hypothesis).
+
+    >>> check_max_hypotheses(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_hypotheses must be a whole number from 1 to 10**7, got True
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"max_hypotheses must be a whole number from 1 to 10**7, got {value!r}")
+    if not 1 <= value <= MAX_HYPOTHESES_LIMIT:
+        raise ValueError(
+            f"max_hypotheses must be a whole number from 1 to 10**7 (the build's time and"
+            f" memory grow with it), got {value!r}"
+        )
+    return int(value)
 
 
 def cache_dir() -> Path | None:
@@ -1534,26 +1576,57 @@ def _build(grammar, max_hypotheses, max_bits, progress) -> HypothesisSpace:
     )
 
 
+#: The arrays of a cached space, one ``.npy`` file each; the table is memory-mapped.
+_ARRAYS = (
+    "contexts",
+    "table",
+    "log_prior",
+    "bits",
+    "keys",
+    "keys2",
+    "int_graph",
+    "bool_graph",
+    "expr",
+)
+#: The keys of a cached space's ``meta.json``.
+_META_KEYS = frozenset(
+    {"format", "slots", "arrays", "grammar", "numbers", "expressions", "build_seconds"}
+    | {"log_total_mass"}
+)
+
+
+def _digest(array: np.ndarray) -> str:
+    """The SHA-256 of an array's bytes (in memory order)."""
+    return hashlib.sha256(np.ascontiguousarray(array).data).hexdigest()
+
+
+def _arrays(space: HypothesisSpace) -> dict[str, np.ndarray]:
+    int_graph, bool_graph, expr = space._graph
+    return {
+        "contexts": space.contexts,
+        "table": space.table,
+        "log_prior": space.log_prior,
+        "bits": space.bits,
+        "keys": space.keys,
+        "keys2": space.keys2,
+        "int_graph": int_graph,
+        "bool_graph": bool_graph,
+        "expr": expr,
+    }
+
+
 def _save(space: HypothesisSpace, path: Path) -> None:
-    """Write a space as .npy files (memory-mappable) into ``path``, atomically."""
+    """Write a space as .npy files (memory-mappable) into ``path``, atomically, with the
+    shape, dtype and SHA-256 of each array in ``meta.json``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=path.parent))
     try:
-        int_graph, bool_graph, expr = space._graph
-        arrays = {
-            "contexts": space.contexts,
-            "table": space.table,
-            "log_prior": space.log_prior,
-            "bits": space.bits,
-            "keys": space.keys,
-            "keys2": space.keys2,
-            "int_graph": int_graph,
-            "bool_graph": bool_graph,
-            "expr": expr,
-        }
-        for name, array in arrays.items():
+        checks = {}
+        for name, array in _arrays(space).items():
             np.save(tmp / f"{name}.npy", array)
-        meta = {"format": _FORMAT, "slots": list(space.slots), **space.info}
+            shape, dtype = list(array.shape), array.dtype.str
+            checks[name] = {"shape": shape, "dtype": dtype, "sha256": _digest(array)}
+        meta = {"format": _FORMAT, "slots": list(space.slots), "arrays": checks, **space.info}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
         with contextlib.suppress(OSError):  # another process won the race: keep its copy
             os.replace(tmp, path)
@@ -1561,25 +1634,65 @@ def _save(space: HypothesisSpace, path: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _load(path: Path) -> HypothesisSpace:
-    meta = json.loads((path / "meta.json").read_text())
-    if meta.get("format") != _FORMAT:
-        raise ValueError("stale cache entry")
-    grammar = Grammar(**meta["grammar"])
-
-    def load(name, mmap=False):
-        return np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None)
-
-    graph = (load("int_graph"), load("bool_graph"), load("expr"))
+def _load(path: Path, grammar: Grammar | None = None) -> HypothesisSpace:
+    """The space cached in ``path``, checked: ``ValueError`` naming the file when its
+    metadata, an array's shape, dtype or checksum, or the arrays' sizes do not fit (or
+    when it holds another grammar than ``grammar``)."""
+    try:
+        meta = json.loads((path / "meta.json").read_text())
+    except ValueError as error:
+        raise ValueError(f"meta.json: not JSON ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        raise ValueError("meta.json: not a cache entry of this version")
+    if set(meta) != _META_KEYS:
+        raise ValueError(f"meta.json: keys {sorted(set(meta) ^ _META_KEYS)} do not belong")
+    if not isinstance(meta["arrays"], dict) or set(meta["arrays"]) != set(_ARRAYS):
+        raise ValueError("meta.json: the arrays listed are not the space's")
+    if grammar is None:
+        try:
+            grammar = Grammar(**meta["grammar"])
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"meta.json: not a grammar ({error})") from None
+    elif json.loads(json.dumps(asdict(grammar))) != meta["grammar"]:
+        raise ValueError("meta.json: the entry holds another grammar")
+    arrays = {}
+    for name in _ARRAYS:
+        expected = meta["arrays"][name]
+        file = path / f"{name}.npy"
+        try:
+            array = np.load(file, mmap_mode="r" if name == "table" else None, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as error:
+            raise ValueError(f"{file.name}: cannot be read ({error})") from None
+        if list(array.shape) != expected["shape"] or array.dtype.str != expected["dtype"]:
+            raise ValueError(
+                f"{file.name}: shape {list(array.shape)} {array.dtype.str}, the metadata says"
+                f" {expected['shape']} {expected['dtype']}"
+            )
+        if _digest(array) != expected["sha256"]:
+            raise ValueError(f"{file.name}: the checksum does not match")
+        arrays[name] = array
+    _check_sizes(arrays)
     return HypothesisSpace(
         grammar,
         meta["slots"],
-        load("contexts"),
-        load("table", mmap=True),  # shared by every process that loads it
-        load("log_prior"),
-        load("bits"),
-        load("keys"),
-        load("keys2"),
-        graph,
-        {k: v for k, v in meta.items() if k not in ("format", "slots")},
+        arrays["contexts"],
+        arrays["table"],  # memory-mapped: shared by every process that loads it
+        arrays["log_prior"],
+        arrays["bits"],
+        arrays["keys"],
+        arrays["keys2"],
+        (arrays["int_graph"], arrays["bool_graph"], arrays["expr"]),
+        {k: v for k, v in meta.items() if k not in ("format", "slots", "arrays")},
     )
+
+
+def _check_sizes(arrays: dict[str, np.ndarray]) -> None:
+    """The arrays of one space agree on its size, and its priors are finite."""
+    n = len(arrays["log_prior"])
+    if arrays["table"].shape != (len(arrays["contexts"]) * N_FACES, -(-n // 8)):
+        raise ValueError(f"table.npy: shape {arrays['table'].shape} does not fit {n} hypotheses")
+    for name in ("bits", "keys", "keys2", "expr"):
+        if len(arrays[name]) != n:
+            raise ValueError(f"{name}.npy: {len(arrays[name])} rows for {n} hypotheses")
+    if not np.isfinite(arrays["log_prior"]).all():
+        raise ValueError("log_prior.npy: a prior is not finite")

@@ -100,7 +100,8 @@ def test_a_damaged_entry_is_rebuilt_with_a_warning(cache, damage):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         again = build_space(GRAMMAR, SIZE)
-    assert isinstance(again.table.base, np.memmap) and (np.asarray(again.table) == fresh.table).all()
+    assert isinstance(again.table.base, np.memmap)  # a plain view of the shared map
+    assert (np.asarray(again.table) == fresh.table).all()
 
 
 def test_a_sound_entry_loads_without_a_warning(cache):

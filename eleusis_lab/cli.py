@@ -2,7 +2,8 @@
 
 Every command exits 0 on success. Bad input (a rule that does not parse, an unknown
 agent, a missing file, impossible settings) prints one line on stderr and exits 2;
-``replay`` exits 1 when a record does not check out.
+``replay`` exits 1 when a record does not check out, 2 (one line naming the file) when
+it is not a record at all: not JSON, or JSON of the wrong shape.
 """
 
 from __future__ import annotations
@@ -676,10 +677,19 @@ def _write(path: str, text: str) -> None:
 
 
 def _replay(args) -> int:
-    from eleusis_lab.record import load_record, replay
+    from eleusis_lab.record import RecordError, load_record, replay
 
-    record = load_record(args.path)
-    problems = replay(record)
+    try:
+        record = load_record(args.path)
+        problems = replay(record)
+    except RecordError as error:
+        text = str(error)
+        raise RecordError(text if text.startswith(args.path) else f"{args.path}: {text}") from None
+    except Exception as error:  # a record of the wrong shape that the checks let through
+        reason = str(error).splitlines()[0] if str(error) else "no detail"
+        raise RecordError(
+            f"{args.path}: not a valid record: {type(error).__name__}: {reason}"
+        ) from None
     if problems:
         print(f"MISMATCH: {problems[0]}")
         return 1

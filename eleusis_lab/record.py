@@ -507,7 +507,7 @@ def read_record(text: str) -> Any:
         with reading_record("match record"):
             return read_match(data)
     game = data.get("game") if isinstance(data, dict) else None
-    if game in _OWN_RECORDS:
+    if isinstance(game, str) and game in _OWN_RECORDS:
         return _own(game, 0).from_dict(data)
     return GameRecord.from_json(text)
 

@@ -8,6 +8,7 @@ shows. Seeds and rules are fixed: the deal, and so the screen, is the same every
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -33,7 +34,14 @@ def play(*args: str) -> pexpect.spawn:
         encoding="utf-8",
         timeout=TIMEOUT,
         dimensions=(50, 120),
+        preexec_fn=_interruptible,
     )
+
+
+def _interruptible() -> None:
+    """Ctrl-C reaches the program even when the suite runs as a background job (a shell
+    starts those with SIGINT ignored, and Python then leaves it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finish(child: pexpect.spawn) -> str:

@@ -142,17 +142,21 @@ class HeldOutPrior:
 
 
 def fit_people_prior(
-    rules: Sequence[RuleEntry], smoothing: float = 1.0, name: str = "people"
+    rules: Sequence[RuleEntry],
+    smoothing: float = 1.0,
+    name: str = "people",
+    leave_out: Sequence[RuleEntry] = (),
 ) -> ProductionPrior:
-    """The production prior of ``rules`` and the catalog's rules (those written as one of
-    ``rules`` excepted: a held-out rule is never fitted through the catalog).
+    """The production prior of ``rules`` and the catalog's rules, but for those written as
+    one of ``rules`` (counted once) or of ``leave_out`` (a held-out rule is never fitted
+    through the catalog).
 
     >>> from eleusis_lab.rules.rule_file import people_rules
     >>> prior = fit_people_prior(people_rules())
     >>> prior.bits("card", "card") < prior.bits("card", "last") < prior.bits("card", "prev")
     True
     """
-    return fit_prior(_with_catalog(rules), smoothing, name)
+    return fit_prior(_with_catalog(rules, leave_out), smoothing, name)
 
 
 def _with_catalog(rules: Sequence[RuleEntry], leave_out: Sequence[RuleEntry] = ()) -> list:
@@ -203,7 +207,7 @@ def heldout_prior(
         folds = [(family, (train, test)) for family, train, test in family_folds(rules)]
     priors, played = [], []
     for fold, (train, test) in folds:
-        prior = fit_prior(_with_catalog(train, leave_out=test), smoothing, f"fold {fold}")
+        prior = fit_people_prior(train, smoothing, f"fold {fold}", leave_out=test)
         player = make_agent(agent).set_params(productions=prior)
         games = solo_games([player], test, seeds, progress, config)
         priors.append(prior)

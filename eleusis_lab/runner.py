@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import functools
 import json
 import os
 import platform
@@ -113,20 +114,16 @@ def _in_worker(shard: Shard) -> ShardResult:
     return play_shard(shard, figures=False)
 
 
-_WATCHED: list[int] = []  # the parent a worker watches, once it does
-
-
+@functools.cache  # once per worker process
 def _watch_parent(interval: float = 1.0) -> None:
     """End this worker when its parent is gone (killed with -9, say): an orphan is
     adopted by another process, so its parent's id changes. A daemon thread checks every
     ``interval`` seconds; the shard it was playing is not written and a resume plays it.
     """
-    if _WATCHED:
-        return
-    _WATCHED.append(os.getppid())
+    parent = os.getppid()
 
     def watch() -> None:
-        while os.getppid() == _WATCHED[0]:
+        while os.getppid() == parent:
             time.sleep(interval)
         os._exit(1)
 

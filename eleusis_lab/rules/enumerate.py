@@ -115,7 +115,7 @@ from eleusis_lab.rules.context import (
     Context,
 )
 from eleusis_lab.rules.evaluate import _PREDICATES_ON_FACE, _PREDICATES_ON_INT
-from eleusis_lab.rules.prior import COPY_BITS, UNIFORM, ProductionPrior, elias_gamma_bits
+from eleusis_lab.rules.prior import CARDS, COPY_BITS, UNIFORM, ProductionPrior, elias_gamma_bits
 from eleusis_lab.rules.rule import Rule
 
 __all__ = [
@@ -133,7 +133,7 @@ __all__ = [
 ]
 
 INT_CONSTANT_NAMES = tuple(name for name, (kind, _) in CONSTANTS.items() if kind == "int")
-CARD_VARIABLES = ("card", "last", "prev")
+CARD_VARIABLES = CARDS
 
 
 class _Costs:

@@ -204,13 +204,18 @@ def get_prior(spec: str | Path | ProductionPrior) -> ProductionPrior:
         return spec
     if spec == UNIFORM.name:
         return UNIFORM
-    shipped = PRIORS_DIR / f"{spec}.json"
-    if isinstance(spec, str) and shipped.is_file():
-        return load_prior(shipped)
+    if isinstance(spec, str) and (PRIORS_DIR / f"{spec}.json").is_file():
+        return _shipped(spec)
     if Path(spec).is_file():
         return load_prior(spec)
     names = [UNIFORM.name, *sorted(path.stem for path in PRIORS_DIR.glob("*.json"))]
     raise ValueError(f"unknown production prior {spec!r}: give a path or one of {', '.join(names)}")
+
+
+@functools.cache
+def _shipped(name: str) -> ProductionPrior:
+    # read once per process: every solo game of the default agents asks for it
+    return load_prior(PRIORS_DIR / f"{name}.json")
 
 
 def load_prior(source: str | Path | dict) -> ProductionPrior:

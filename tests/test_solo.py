@@ -509,7 +509,7 @@ class _Fixed:
 
 
 def _fixed_agent(probabilities):
-    from agents.bayes import SoloDeclaring
+    from agents.solo_declaring import SoloDeclaring
 
     agent = type("Fixed", (SoloDeclaring, _Fixed), {})(probabilities)
     agent.start_game(object(), None)  # one game

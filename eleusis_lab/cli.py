@@ -280,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         "run an experiment spec (TOML), or resume it",
         "eleusis-lab run experiments/rule_complexity.toml --games 100 --jobs 2",
+        description="Run an experiment spec (TOML), or resume it: the shards already stored"
+        " in the output directory are checked against its manifest.json and kept, the"
+        " others played.",
     )
     run.add_argument("spec", help="an experiment spec (TOML)")
     run.add_argument("--out", metavar="DIR", help="output directory (default: the spec's)")
@@ -306,6 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="games (or matches) per cell, e.g. for a trial (default: the spec's)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--repair",
+        action="store_true",
+        help="stored shard files that fail their check (changed since written: truncated,"
+        " damaged, another shard's) are moved to damaged/ in the output directory and their"
+        " shards played again; without it, such a file stops the run (exit 2)",
+    )
     run.set_defaults(run=_run)
 
     report = _command(

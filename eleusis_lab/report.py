@@ -27,6 +27,7 @@ import argparse
 import html
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,13 @@ class _Report:
 
 
 def _load(directory: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
-    from eleusis_lab.storage import METADATA, load_events, load_results, read_metadata
+    from eleusis_lab.storage import (
+        METADATA,
+        UncheckedWarning,
+        load_events,
+        load_results,
+        read_metadata,
+    )
 
     if not directory.is_dir():
         raise ConfigError(f"{directory}: no such directory of experiment results")
@@ -90,8 +97,10 @@ def _load(directory: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
             f" run an experiment into it first: eleusis-lab run SPEC --out {directory}"
         )
     try:
-        results = load_results(directory)
-        events = load_events(directory)
+        with warnings.catch_warnings():  # a note on the page says so (see _build)
+            warnings.simplefilter("ignore", UncheckedWarning)
+            results = load_results(directory)
+            events = load_events(directory)
     except (KeyError, TypeError) as error:
         raise ConfigError(f"{directory}: unreadable run metadata: {error}") from None
     if results.empty:
@@ -475,7 +484,7 @@ def _build(
     dpi: int,
 ) -> _Report:
     from eleusis_lab.analysis import leaderboard
-    from eleusis_lab.storage import done_shards, write_atomically
+    from eleusis_lab.storage import UNCHECKED, done_shards, read_manifest, write_atomically
 
     directory = Path(results_dir)
     metadata, results, events = _load(directory)
@@ -490,6 +499,8 @@ def _build(
     stored = len(done_shards(directory) & planned)
     if stored < len(planned):
         notes.append(f"Partial results: {stored} of {len(planned)} shards stored so far.")
+    if read_manifest(directory) is None:
+        notes.append(UNCHECKED.format(out=directory) + ".")
     board = leaderboard(results, by=_by_lineup(results))
     made = [
         (

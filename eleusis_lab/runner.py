@@ -12,6 +12,9 @@ shard's rows as it arrives (`eleusis_lab.storage`), and returns the whole table.
 - A run stopped by Ctrl-C, ``kill -9`` or a crash is finished by running it again with
   the same spec and output directory; the stored shards are kept, a shard half-written
   is never seen, and the table is the one of an uninterrupted run.
+- A resuming run checks each stored shard against the manifest (`eleusis_lab.storage`)
+  and refuses one that changed since it was written; ``repair=True`` moves its files
+  aside and plays it again.
 - Workers send rows back and this process writes them, so a cluster needs no shared disk.
 
 The ``eleusis-lab run`` command is `run_command` (its arguments: `eleusis_lab.cli`); `bench_run`
@@ -56,15 +59,22 @@ from eleusis_lab.shards import (
 )
 from eleusis_lab.spec import ExperimentSpec, load_spec
 from eleusis_lab.storage import (
+    DAMAGED,
+    MANIFEST,
+    DamagedResults,
+    UncheckedWarning,
     clean_temporary,
     done_shards,
-    events_path,
+    read_manifest,
     read_metadata,
     read_tables,
     rows_path,
+    set_aside,
     settled_status,
+    verify_shards,
+    write_manifest,
     write_metadata,
-    write_table,
+    write_shard,
 )
 from eleusis_lab.text import plural
 
@@ -280,6 +290,7 @@ def run_experiment(
     scheduler: Any = None,
     games: int | None = None,
     progress: bool = True,
+    repair: bool = False,
 ) -> pd.DataFrame:
     """Run an experiment, or finish one that was interrupted, and return its table.
 
@@ -301,18 +312,25 @@ def run_experiment(
         Games (or matches) per cell instead of the spec's count.
     progress : bool
         Show a progress bar with the time left (on stderr).
+    repair : bool
+        Move the files of stored shards that fail their check (see Raises) to
+        ``out/damaged/`` and play those shards again, instead of refusing to resume.
 
     Returns
     -------
     pandas.DataFrame
         One row per game and seat (columns: `eleusis_lab.shards.ROW_SCHEMA`), in the
         order of cells, games and seats. ``attrs`` holds ``out``, ``shards``,
-        ``shards_run``, ``shards_skipped`` and ``seconds``.
+        ``shards_run``, ``shards_skipped``, ``shards_repaired`` and ``seconds``.
 
     Raises
     ------
     ConfigError
         For a bad spec or setting, or an output directory that cannot be written.
+    eleusis_lab.storage.DamagedResults
+        A `ConfigError`, before anything is played, for a stored shard file that changed
+        since it was written (truncated, damaged, or another shard's or run's): the
+        message names it and says to run again with ``repair``.
     RunInterrupted
         On Ctrl-C, after keeping every finished shard; run again to resume.
 
@@ -350,7 +368,25 @@ def run_experiment(
 
     shards = plan_shards(spec)
     _know_pools(spec)
-    stored = done_shards(out)
+    manifest = read_manifest(out)
+    stored, refused = verify_shards(out, [shard.name for shard in shards], manifest)
+    if refused and not repair:
+        raise DamagedResults(out, refused, spec.source)
+    if manifest is None:  # a new folder, or one of a version without manifests
+        if stored:
+            warnings.warn(
+                f"{out}: no {MANIFEST} (results of an older version):"
+                f" {plural(len(stored), 'stored shard')} checked to read whole and recorded"
+                " in a new one",
+                UncheckedWarning,
+                stacklevel=2,
+            )
+        manifest = {"format": 1, "shards": {}}
+    manifest["shards"].update(stored)
+    for bad in refused:  # the files first: a kill in between leaves the shard unstored
+        set_aside(out, bad.shard)
+        manifest["shards"].pop(bad.shard, None)
+    write_manifest(out, manifest)
     todo = [shard for shard in shards if shard.name not in stored]
     previous = read_metadata(out) or {}
     run = {
@@ -361,6 +397,7 @@ def run_experiment(
         "scheduler": None if scheduler is None else str(scheduler),
         "shards": len(shards),
         "shards_skipped": len(shards) - len(todo),
+        "shards_repaired": len(refused),
         "shards_run": 0,
         "games_run": 0,
         "host": socket.gethostname(),
@@ -418,10 +455,8 @@ def run_experiment(
             contextlib.closing(_results(todo, jobs, backend, scheduler, dask_cluster)) as results,
         ):
             for result in results:
-                name = result.shard.name
-                if result.events is not None:
-                    write_table(result.events, events_path(out, name))
-                write_table(add_rule_figures(result.rows), rows_path(out, name))
+                rows = add_rule_figures(result.rows)
+                write_shard(out, result.shard.name, rows, result.events, manifest)
                 run["shards_run"] += 1
                 run["games_run"] += result.games
                 bar.update(result.games)
@@ -442,6 +477,7 @@ def run_experiment(
         shards=len(shards),
         shards_run=run["shards_run"],
         shards_skipped=run["shards_skipped"],
+        shards_repaired=run["shards_repaired"],
         seconds=run["seconds"],
     )
     return table
@@ -453,24 +489,35 @@ def run_experiment(
 def run_command(args: argparse.Namespace) -> int:
     """``eleusis-lab run``: run the spec, print one line of summary; 130 on Ctrl-C.
 
-    Bad input raises `ConfigError` (the command line prints it as one line, exit 2).
+    Bad input raises `ConfigError` (the command line prints it as one line, exit 2);
+    warnings are printed as one line each.
     """
     try:
-        table = run_experiment(
-            args.spec,
-            jobs=args.jobs,
-            out=args.out,
-            backend=args.backend,
-            scheduler=args.scheduler,
-            games=args.games,
-            progress=not args.quiet,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UncheckedWarning)
+            try:
+                table = run_experiment(
+                    args.spec,
+                    jobs=args.jobs,
+                    out=args.out,
+                    backend=args.backend,
+                    scheduler=args.scheduler,
+                    games=args.games,
+                    progress=not args.quiet,
+                    repair=args.repair,
+                )
+            finally:
+                for warning in caught:
+                    print(f"warning: {warning.message}", file=sys.stderr)
     except RunInterrupted as interrupted:
         print(f"eleusis-lab: {interrupted}", file=sys.stderr)
         return 130
     attrs = table.attrs
     games = table[["cell", "game"]].drop_duplicates().shape[0] if len(table) else 0
     resumed = f", {attrs['shards_skipped']} already stored" if attrs["shards_skipped"] else ""
+    if attrs["shards_repaired"]:
+        aside = Path(attrs["out"]) / DAMAGED
+        resumed += f", {attrs['shards_repaired']} damaged played again (old files in {aside})"
     print(
         f"{plural(games, 'game')}, {plural(len(table), 'row')} in {attrs['out']}"
         f" ({plural(attrs['shards'], 'shard')}"

@@ -24,7 +24,7 @@ from eleusis_lab.record import replay
 from eleusis_lab.runner import RunInterrupted, plan_shards, run_command
 from eleusis_lab.shards import EVENT_SCHEMA, ROW_SCHEMA, TIMING_COLUMNS, game_seed
 from eleusis_lab.spec import load_spec
-from eleusis_lab.storage import done_shards, rows_path, write_table
+from eleusis_lab.storage import done_shards, read_manifest, rows_path, verify_shards, write_table
 
 TESTS = Path(__file__).resolve().parent
 KEYS = ["cell", "game", "seat"]
@@ -312,6 +312,8 @@ def test_a_run_killed_and_started_again_gives_the_rows_of_an_uninterrupted_run(t
     assert 3 <= len(kept) < 12
     for name in kept:  # every visible shard is whole
         assert pq.read_table(rows_path(out, name)).num_rows == 2 * 2
+    # and each is the file its manifest entry records (never a name without its file)
+    assert verify_shards(out, kept, read_manifest(out)) == (read_manifest(out)["shards"], [])
     sys.path.insert(0, str(TESTS))
     try:
         resumed = run_experiment(_slow_spec(tmp_path), out=out, progress=False)

@@ -43,18 +43,12 @@ from eleusis_lab.cards import SUIT_NAMES, Card, CardError, format_cards, parse_c
 from eleusis_lab.games.classic import ClassicConfig
 from eleusis_lab.games.four_to_eight import FourToEightConfig
 from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, solo_score
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import RuleSyntaxError, parse
 from eleusis_lab.text import plural
 
 __all__ = ["HumanAgent", "PlayerQuit"]
 
-GAME_TITLES = {
-    "classic": "classic Eleusis",
-    "four-to-eight": "Eleusis for 4 to 8 players",
-    "delphi": "Delphi",
-    "new-eleusis": "New Eleusis",
-    "solo": "solo Eleusis",
-}
 MAX_STRING = 4  # New Eleusis: a turn plays 1 to 4 cards
 RECENT_LINES = 16  # at most this many lines of "since your last decision"
 _COLUMNS = 13  # main-line cards per row of the table
@@ -195,7 +189,7 @@ class HumanAgent(Agent):
         self.phase2_told_ = False  # classic, 4-8: phase 2 and its cap announced
         cap = self.max_turns if self.max_turns is not None else _TURN_CAPS.get(info.game)
         self.turn_cap_: int | None = cap
-        title = GAME_TITLES.get(info.game, info.game)
+        title = GAMES[info.game].label if info.game in GAMES else info.game
         if info.game == "solo":
             self._say(f"== {title}: find the rule; the starter is {info.starter} ==")
         else:

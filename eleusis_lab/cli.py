@@ -21,6 +21,7 @@ from eleusis_lab.cards import CardError, format_cards, parse_cards
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.solo import TIMINGS
 from eleusis_lab.games.solo_judge import JUDGES
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_specs
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
@@ -227,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play one game or a whole match",
         "eleusis-lab play --agents oracle,random --rule suit_cycle --seed 3 --json game.json",
     )
-    play.add_argument("--game", default="classic", choices=list(PLAY_GAMES), help="which game")
+    play.add_argument("--game", default="classic", choices=list(GAMES), help="which game")
     play.add_argument(
         "--players",
         type=_COUNT,
@@ -534,57 +535,24 @@ def _rules_equiv(args) -> int:
 # -- games ------------------------------------------------------------------------------
 
 
-# game: (module, play function, config class, match function, default players)
-PLAY_GAMES = {
-    "classic": ("classic", "play_classic", "ClassicConfig", "play_match", 3),
-    "four-to-eight": (
-        "four_to_eight",
-        "play_four_to_eight",
-        "FourToEightConfig",
-        "play_four_to_eight_match",
-        3,
-    ),
-    "delphi": ("delphi", "play_delphi", "DelphiConfig", "play_delphi_match", 3),
-    "new-eleusis": (
-        "new_eleusis",
-        "play_new_eleusis",
-        "NewEleusisConfig",
-        "play_new_eleusis_match",
-        4,
-    ),
-    "solo": ("solo", "play_solo", "SoloConfig", None, 1),
-    "secrets": ("secrets", "play_secrets", "SecretsConfig", None, 4),
-}
-
-
 def _play(args) -> int:
     import dataclasses
-    import importlib
 
     from eleusis_lab.record import format_layout
 
-    module_name, play_name, config_name, match_name, default_players = PLAY_GAMES[args.game]
-    module = importlib.import_module(f"eleusis_lab.games.{module_name}")
-    if args.match and match_name is None:
+    game = GAMES[args.game]
+    if args.match and game.match is None:
         raise ConfigError(f"{args.game} has no match: it is one player's game")
     if args.beliefs and args.game != "solo":
         raise ConfigError(f"--beliefs is for solo, where one agent declares; not {args.game}")
-    secrets = args.game == "secrets"  # a board game: its own agents, no rule
-    names = split_specs(args.agents or "random")
-    if secrets and args.agents is None:
-        names = ["secrets-random"]
-    count = args.players or (len(names) if len(names) > 1 else default_players + args.match)
+    names = split_specs(args.agents or game.default_agent)
+    count = args.players or (len(names) if len(names) > 1 else game.players + args.match)
     if len(names) == 1:
         names *= count
     if len(names) != count:
         raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
-    if secrets:
-        from eleusis_lab.secrets_agent import parse_secrets_agent_list
-
-        agents = parse_secrets_agent_list(",".join(names))
-    else:
-        agents = parse_agent_list(",".join(names))
-    config_type = getattr(module, config_name)
+    agents = [game.agents.make(name) for name in names]
+    config_type = game.config_type
     options = {
         "retry_in_turn": args.retry_in_turn,
         "on_fault": args.on_fault,
@@ -596,42 +564,37 @@ def _play(args) -> int:
             flag = "--" + option.replace("_", "-")
             raise ConfigError(f"{flag} does not apply to {args.game}")
     config = config_type(**{k: v for k, v in options.items() if k in known})
-    if secrets and args.rule:
-        raise ConfigError("secrets is played without a rule: leave out --rule")
+    if not game.needs_rule and args.rule:
+        raise ConfigError(f"{args.game} is played without a rule: leave out --rule")
     rule = get_rule(args.rule) if args.rule else None
-    if args.game == "solo":
-        if len(agents) != 1:
-            raise ConfigError(f"solo is played by one agent, not {len(agents)}")
-        agents = agents[0]
+    if game.max_players is not None and len(agents) > game.max_players:
+        most = "one agent" if game.max_players == 1 else f"at most {game.max_players} agents"
+        raise ConfigError(f"{args.game} is played by {most}, not {len(agents)}")
     seed = args.seed if args.seed is not None else _fresh_seed()
     pool = acceptable_rules()
-    if args.game == "new-eleusis":  # its rules read only the main line
+    if game.main_line_only:  # its rules read only the main line
         pool = [rule for rule in pool if "outcome" not in rule.slots]
-    if not args.match and not secrets and rule is None:
+    if not args.match and game.needs_rule and rule is None:
         rule = pool[np.random.default_rng(seed).integers(len(pool))]
     try:
         if args.match:
-            if module_name == "classic":
-                module = importlib.import_module("eleusis_lab.games.match")
-            match = getattr(module, match_name)
-            played = match(agents, seed=seed, rules=rule or pool, config=config)
+            played = game.match(agents, seed=seed, rules=rule or pool, config=config)
             text = played.summary()
-        elif secrets:
-            played = module.play_secrets(agents, seed=seed, config=config)
-            text = format_layout(played)
         else:
             text = ""
             if args.beliefs:
                 from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
 
-                played, beliefs = solo_beliefs(rule, agents, seed=seed, config=config)
+                played, beliefs = solo_beliefs(rule, agents[0], seed=seed, config=config)
                 text = format_beliefs(beliefs) + "\n\n"
-            elif args.game == "solo" and hasattr(agents, "hear_judgement"):  # counter-examples
-                played = module.play_solo(
-                    rule, agents, seed=seed, config=config, on_turn=agents.hear_judgement
+            elif args.game == "solo" and hasattr(agents[0], "hear_judgement"):  # counter-examples
+                from eleusis_lab.games.solo import play_solo
+
+                played = play_solo(
+                    rule, agents[0], seed=seed, config=config, on_turn=agents[0].hear_judgement
                 )
             else:
-                played = getattr(module, play_name)(rule, agents, seed=seed, config=config)
+                played = game.play(rule, agents, seed, config)
             text += format_layout(played)
     except KeyboardInterrupt as error:  # q at a human seat (exit 0) or Ctrl-C (130)
         return _stopped(error, args, None if args.match else rule, seed, config, agents)
@@ -649,8 +612,7 @@ def _stopped(error: KeyboardInterrupt, args, rule, seed: int, config, agents) ->
 
     quit = isinstance(error, PlayerQuit)
     why = str(error) if quit else "interrupted (Ctrl-C)"
-    seats = [agents] if args.game == "solo" else list(agents)
-    print(stopped_report(why, args.game, rule, seed, config, seats))
+    print(stopped_report(why, args.game, rule, seed, config, list(agents)))
     _tell_seed(args, seed)
     return 0 if quit else 130
 

@@ -43,11 +43,11 @@ def _agents() -> list[tuple[str, str]]:
 
 
 def _games() -> list[tuple[str, str]]:
-    from eleusis_lab.cli import PLAY_GAMES
+    from eleusis_lab.games.table import GAMES
 
     rows = []
-    for name, (module, *_) in PLAY_GAMES.items():
-        text = first_line(importlib.import_module(f"eleusis_lab.games.{module}"))
+    for name, game in GAMES.items():
+        text = first_line(importlib.import_module(game.play.__module__))
         rows.append((name, text.split(": ", 1)[0]))  # the game, not what the module holds
     return rows
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import html
-import importlib
 import json
 import textwrap
 from collections import Counter
@@ -456,35 +455,6 @@ class GameRecord(JsonRecord):
             )
 
 
-# The games other than classic, by module: record class, replay and layout functions.
-# (four-to-eight records are GameRecords; its layout adds a line to the classic one.)
-_OWN_RECORDS = {
-    "four-to-eight": (
-        "four_to_eight",
-        "GameRecord",
-        "replay_four_to_eight",
-        "format_four_to_eight_layout",
-    ),
-    "delphi": ("delphi", "DelphiRecord", "replay_delphi", "format_delphi_layout"),
-    "solo": ("solo", "SoloRecord", "replay_solo", "format_solo_layout"),
-    "new-eleusis": (
-        "new_eleusis",
-        "NewEleusisRecord",
-        "replay_new_eleusis",
-        "format_new_eleusis_layout",
-    ),
-    "secrets": ("secrets", "SecretsRecord", "replay_secrets", "format_secrets_layout"),
-}
-
-
-def _own(game: str, which: int) -> Any:
-    """The record class (0), replay (1) or layout (2) function of ``game``'s module."""
-    module, *names = _OWN_RECORDS[game]
-    if names[which] == "GameRecord":
-        return GameRecord
-    return getattr(importlib.import_module(f"eleusis_lab.games.{module}"), names[which])
-
-
 def read_record(text: str) -> Any:
     """A record of any game from its JSON text, whatever the game.
 
@@ -507,8 +477,11 @@ def read_record(text: str) -> Any:
         with reading_record("match record"):
             return read_match(data)
     game = data.get("game") if isinstance(data, dict) else None
-    if isinstance(game, str) and game in _OWN_RECORDS:
-        return _own(game, 0).from_dict(data)
+    from eleusis_lab.games.table import GAMES
+
+    declared = GAMES.get(game) if isinstance(game, str) else None
+    if declared is not None and declared.record_type is not None:
+        return declared.record_type.from_dict(data)
     return GameRecord.from_json(text)
 
 
@@ -583,11 +556,12 @@ def replay(record: GameRecord) -> list[str]:
 
     if isinstance(record, MatchResult):
         return replay_match(record)
-    if record.game == "classic":
-        return _replay_classic(record)
-    if record.game in _OWN_RECORDS:
-        return _own(record.game, 1)(record)
-    return [f"replay does not know the game {record.game!r}"]
+    from eleusis_lab.games.table import GAMES
+
+    game = GAMES.get(record.game)
+    if game is None or game.replay is None:
+        return [f"replay does not know the game {record.game!r}"]
+    return game.replay(record)
 
 
 def _verdict(right: bool) -> str:
@@ -699,7 +673,7 @@ class _PlayCheck:
             )
 
 
-def _replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
+def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
     from eleusis_lab.games.classic import classic_deal  # games import this module
 
     problems: list[str] = []
@@ -908,8 +882,11 @@ def format_layout(record: GameRecord, columns: int = 13, max_rows: int = 12) -> 
     dealer score: 6
     phase 2 ended after 0 turns: no player held a card the rule accepts
     """
-    if record.game in _OWN_RECORDS:
-        return _own(record.game, 2)(record, columns, max_rows)
+    from eleusis_lab.games.table import GAMES
+
+    game = GAMES.get(getattr(record, "game", None))
+    if game is not None and game.layout is not None:
+        return game.layout(record, columns, max_rows)
     return format_main_line_layout(record, columns, max_rows)
 
 

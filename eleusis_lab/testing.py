@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import inspect
 import math
 import numbers
@@ -74,23 +75,13 @@ from eleusis_lab.agent import Agent, Event, Observation, clone
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.games.delphi import DelphiConfig, DelphiRecord, play_delphi
-from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
-from eleusis_lab.games.new_eleusis import (
-    NewEleusisConfig,
-    NewEleusisRecord,
-    play_new_eleusis,
-    replay_new_eleusis,
-)
-from eleusis_lab.games.solo import SoloConfig, SoloRecord, play_solo, replay_solo
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import GameRecord, replay
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import parse
 
 __all__ = [
     "CHECKS",
-    "GAME_PLAYERS",
-    "GAME_REPLAYS",
     "AgentReport",
     "CheckNotes",
     "check_agent",
@@ -232,20 +223,6 @@ def _play(check: str, agent: Agent, setup: _Setup) -> GameRecord:
         ) from error
 
 
-def _play_classic_once(agent: Agent, seed: int) -> GameRecord:
-    """A whole classic game (the deck dealt to 3 players), the agent at seat ``seed % 3``."""
-    return _play("check_declared_games", agent, _Setup(seed, 3, seed % 3, "red(card)"))
-
-
-def _play_solo_once(agent: Agent, seed: int) -> SoloRecord:
-    """A solo game (RULES.md section 6) of ``red(card)``: black starters are refused."""
-    return _declared_game(
-        agent,
-        f"solo game, seed {seed}",
-        lambda: play_solo("red(card)", agent, seed, SoloConfig(on_fault="raise")),
-    )
-
-
 def _declared_game(agent: Agent, where: str, play: Callable[[], Any]) -> Any:
     """``play()``, its errors (the agent's faults, with on_fault="raise") as the check's."""
     try:
@@ -255,59 +232,6 @@ def _declared_game(agent: Agent, where: str, play: Callable[[], Any]) -> Any:
             raise  # a check's probe inside the game failed: its message says it all
         what = str(error) if isinstance(error, AgentError) else f"raised {error!r}"
         raise _failure("check_declared_games", agent, f"in a {where}: {what}") from error
-
-
-def _play_four_to_eight_once(agent: Agent, seed: int) -> GameRecord:
-    """A four-to-eight game (RULES.md section 2): 3 players, hands of 8, random opponents."""
-    seat = seed % 3
-    agents = [agent if i == seat else make_agent("random") for i in range(3)]
-    config = FourToEightConfig(hand_size=8, max_turns=40, on_fault="raise")
-    return _declared_game(
-        agent,
-        f"four-to-eight game, seed {seed}, seat {seat} of 3",
-        lambda: play_four_to_eight("color(card) != color(last)", agents, seed, config),
-    )
-
-
-def _play_delphi_once(agent: Agent, seed: int) -> DelphiRecord:
-    """A Delphi game (RULES.md section 3): 51 predictions, beside a random player."""
-    seat = seed % 2
-    agents = [agent if i == seat else make_agent("random") for i in range(2)]
-    rule = "if last_play_right then red(card) else black(card)"
-    return _declared_game(
-        agent,
-        f"Delphi game, seed {seed}, seat {seat} of 2",
-        lambda: play_delphi(rule, agents, seed, DelphiConfig(on_fault="raise")),
-    )
-
-
-def _play_new_eleusis_once(agent: Agent, seed: int) -> NewEleusisRecord:
-    """A round of New Eleusis (RULES.md section 5): 3 players, random opponents."""
-    seat = seed % 3
-    agents = [agent if i == seat else make_agent("random") for i in range(3)]
-    config = NewEleusisConfig(max_turns=60, on_fault="raise")
-    return _declared_game(
-        agent,
-        f"New Eleusis round, seed {seed}, seat {seat} of 3",
-        lambda: play_new_eleusis("color(card) != color(last)", agents, seed, config),
-    )
-
-
-#: For each game name, a function that plays one game of it with the agent (and random
-#: opponents) and returns its record; `check_declared_games` plays the agent's games.
-GAME_PLAYERS: dict[str, Callable[[Agent, int], Any]] = {
-    "classic": _play_classic_once,
-    "solo": _play_solo_once,
-    "four-to-eight": _play_four_to_eight_once,
-    "delphi": _play_delphi_once,
-    "new-eleusis": _play_new_eleusis_once,
-}
-#: For each game name, the function that checks its records (a list of discrepancies).
-GAME_REPLAYS: dict[str, Callable[[Any], list[str]]] = {
-    "classic": replay,
-    "solo": replay_solo,
-    "new-eleusis": replay_new_eleusis,
-}
 
 
 def _timed(agent: Agent, notes: CheckNotes) -> Agent:
@@ -724,8 +648,9 @@ def _lookup(cls: type) -> object:
 def check_declared_games(agent: Agent, notes: CheckNotes | None = None) -> None:
     """It completes one game of every kind its class declares in ``games``.
 
-    The games are played by `GAME_PLAYERS`; a declared game that has no player there
-    yet is listed in ``notes.not_checked``, not failed. A game completes when it ends
+    The games are those of `eleusis_lab.games.table.GAMES`, each played by its
+    ``sample_game``; a declared game that has none (or is not registered) is listed in
+    ``notes.not_checked``, not failed. A game completes when it ends
     with no fault and its record replays without a discrepancy.
 
     Examples
@@ -748,12 +673,14 @@ def check_declared_games(agent: Agent, notes: CheckNotes | None = None) -> None:
             check, agent, f"games is {games!r}; it should be a tuple of game names, ('classic',)"
         )
     for seed, game in enumerate(games, start=201):
-        player = GAME_PLAYERS.get(game)
-        if player is None:
+        declared = GAMES.get(game)
+        if declared is None or declared.sample_game is None:
             notes.not_checked.append(game)
             continue
-        record = player(_timed(clone(agent), notes), seed)
-        problems = GAME_REPLAYS.get(game, replay)(record)
+        where = f"{declared.label} game, seed {seed}"
+        played = functools.partial(declared.sample_game, _timed(clone(agent), notes), seed)
+        record = _declared_game(agent, where, played)
+        problems = replay(record)
         problems += [f"fault: {fault.message}" for fault in record.faults]
         if problems:
             raise _failure(

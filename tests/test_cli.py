@@ -1,5 +1,6 @@
 """The command line: output of each command, and one-line errors with exit code 2."""
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import pytest
 
 from eleusis_lab.cli import main
+from eleusis_lab.games.table import GAMES, register_game, unregister_game
 from eleusis_lab.rules.prior import load_prior
 
 
@@ -443,11 +445,13 @@ def test_ctrl_c_in_a_command_is_one_line_exit_130(capsys, monkeypatch):
     assert (code, err) == (130, "eleusis-lab: interrupted\n")
 
 
-def test_play_stopped_by_ctrl_c_shows_the_rule_and_exits_130(capsys, monkeypatch):
+def test_play_stopped_by_ctrl_c_shows_the_rule_and_exits_130(capsys, request):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("eleusis_lab.games.classic.play_classic", interrupted)
+    classic = dataclasses.replace(GAMES["classic"], play=interrupted)
+    register_game(classic, replace=True)
+    request.addfinalizer(lambda: unregister_game("classic"))
     code, out, err = run(capsys, "play", "--rule", "suit_cycle", "--seed", "1")
     assert code == 130 and err == ""
     assert out.splitlines()[1:] == [

@@ -50,7 +50,7 @@ def test_version_without_installed_metadata_reads_pyproject(monkeypatch):
     ("kind", "names", "says"),
     [
         ("agents", [*available_agents(), *SECRETS_AGENTS.available()], "Secrets: scores each"),
-        ("games", ["classic", "four-to-eight", "delphi", "new-eleusis", "solo", "secrets"], "1"),
+        ("games", ["classic", "delphi", "four-to-eight", "new-eleusis", "secrets", "solo"], "1"),
         ("dealers", list(KINDS), "The same rule every game."),
         ("grammars", list(GRAMMARS), "(the default)"),
         ("rules", [entry.name for entry in catalog()], "Play only red cards"),

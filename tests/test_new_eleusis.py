@@ -1273,9 +1273,10 @@ def test_match_errors():
 
 
 def test_check_agent_plays_new_eleusis():
-    from eleusis_lab.testing import GAME_PLAYERS, GAME_REPLAYS, CheckNotes, check_declared_games
+    from eleusis_lab.games.table import GAMES
+    from eleusis_lab.testing import CheckNotes, check_declared_games
 
-    assert "new-eleusis" in GAME_PLAYERS and "new-eleusis" in GAME_REPLAYS
+    assert GAMES["new-eleusis"].sample_game and GAMES["new-eleusis"].replay
     for agent in (RandomAgent(), OracleAgent()):
         notes = CheckNotes()
         check_declared_games(agent, notes)

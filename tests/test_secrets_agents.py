@@ -19,11 +19,16 @@ from agents.secrets import (
 )
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import parse_card
-from eleusis_lab.games.secrets import SecretsConfig, play_secrets, replay_secrets, secrets_deal
+from eleusis_lab.games.secrets import (
+    SecretsConfig,
+    play_secrets,
+    replay_secrets,
+    secrets_deal,
+    secrets_outcome,
+)
 from eleusis_lab.games.secrets_moves import parse_action, parse_square
 from eleusis_lab.games.secrets_state import SecretsState
 from eleusis_lab.games.secrets_tournament import (
-    secrets_outcome,
     secrets_summary,
     secrets_tournament,
 )

@@ -13,10 +13,10 @@ import pytest
 from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import standard_deck
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.registry import available_agents, make_agent
 from eleusis_lab.testing import (
     CHECKS,
-    GAME_PLAYERS,
     AgentReport,
     CheckNotes,
     check_agent,
@@ -372,7 +372,7 @@ class GamesAsText(First):
 
 
 def test_undeclared_checker_is_reported_not_failed():
-    assert "secrets" not in GAME_PLAYERS
+    assert GAMES["secrets"].sample_game is None and "not-yet-a-game" not in GAMES
     notes = CheckNotes()
     check_declared_games(Everywhere(), notes)
     assert notes.not_checked == ["secrets", "not-yet-a-game"]

@@ -50,16 +50,28 @@ from eleusis_lab.games._faults import (
     is_int,
 )
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.games.table import GameType, game_record_outcome
 from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
     TURN_CAP,
     GameRecord,
     describe_agent,
+    format_main_line_layout,
+    replay_classic,
 )
+from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule, parse
 
-__all__ = ["AgentError", "ClassicConfig", "GAME", "ON_FAULT", "classic_deal", "play_classic"]
+__all__ = [
+    "GAME",
+    "GAME_TYPE",
+    "ON_FAULT",
+    "AgentError",
+    "ClassicConfig",
+    "classic_deal",
+    "play_classic",
+]
 
 GAME = "classic"
 _DECK = tuple(standard_deck())
@@ -352,3 +364,35 @@ def play_classic(
         turn_cap_hit=end == TURN_CAP,
         faults=tuple(faults.faults),
     )
+
+
+# -- the declaration -------------------------------------------------------------------------
+
+
+def _sample_game(agent: Agent, seed: int) -> GameRecord:
+    """A classic game of ``red(card)``: three players, the agent at seat ``seed % 3``."""
+    agents = [agent if i == seed % 3 else make_agent("random") for i in range(3)]
+    return play_classic("red(card)", agents, seed, ClassicConfig(on_fault="raise"))
+
+
+def _match(agents: Sequence[Agent], seed: int, rules, config: ClassicConfig | None = None):
+    from eleusis_lab.games.match import play_match  # the match module reads this one
+
+    return play_match(agents, seed=seed, rules=rules, config=config)
+
+
+#: Classic Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
+GAME_TYPE = GameType(
+    "classic",
+    play_classic,
+    ClassicConfig,
+    game_record_outcome,
+    min_players=2,
+    title="classic Eleusis",
+    record_type=GameRecord,
+    replay=replay_classic,
+    layout=format_main_line_layout,
+    match=_match,
+    default_players=3,
+    sample_game=_sample_game,
+)

@@ -71,6 +71,7 @@ from eleusis_lab.games._faults import (
 )
 from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import delphi_chips, delphi_scores
+from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
@@ -96,6 +97,7 @@ from eleusis_lab.rules.complexity import complexity
 __all__ = [
     "DELPHI_FAULT_CALLS",
     "GAME",
+    "GAME_TYPE",
     "NOT_A_PROBABILITY",
     "ORACLE",
     "SUBSTITUTE_PROBABILITY",
@@ -104,6 +106,7 @@ __all__ = [
     "DelphiMatch",
     "DelphiRecord",
     "delphi_deal",
+    "delphi_outcome",
     "format_delphi_layout",
     "play_delphi",
     "play_delphi_match",
@@ -863,3 +866,65 @@ def play_delphi_match(
         p * check_deals(deals_per_player),
         DelphiMatch,
     )
+
+
+# -- the declaration -------------------------------------------------------------------------
+
+
+def delphi_outcome(record: DelphiRecord) -> Outcome:
+    """The `Outcome` of a game of Delphi.
+
+    The dealer score is the oracle's. Nobody plays a card (the oracle places them), so
+    ``plays`` are 0 and ``wrong_cards`` and ``cards_left`` empty; ``prediction_accuracy``
+    is the share of a seat's tokens that were correct, and ``predictions`` every
+    probability, for the event table.
+
+    Examples
+    --------
+    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> outcome = delphi_outcome(play_delphi("red(card)", [OracleAgent(), RandomAgent()], 0))
+    >>> outcome.scores, outcome.dealer_score, outcome.prediction_accuracy[0]
+    ((48.0, -48.0), 48.0, 1.0)
+    >>> len(outcome.events), len(outcome.predictions), outcome.predictions[0]
+    (51, 51, (0.0, 0.5))
+    """
+    n = record.n_players
+    hits = record.hits
+    accuracy = tuple(float(x) for x in hits.mean(axis=0)) if len(record.events) else (None,) * n
+    return Outcome(
+        scores=tuple(float(score) for score in record.player_scores),
+        dealer_score=float(record.oracle_score),
+        wrong_cards=(None,) * n,
+        cards_left=(None,) * n,
+        plays=(0,) * n,
+        end=None,
+        events=tuple(record.events),
+        prediction_accuracy=accuracy,
+        predictions=tuple(tuple(float(p) for p in row) for row in record.probabilities),
+    )
+
+
+def _sample_game(agent: Agent, seed: int) -> DelphiRecord:
+    """A Delphi game (RULES.md section 3): 51 predictions, beside a random player."""
+    from eleusis_lab.registry import make_agent
+
+    agents = [agent if i == seed % 2 else make_agent("random") for i in range(2)]
+    rule = "if last_play_right then red(card) else black(card)"
+    return play_delphi(rule, agents, seed, DelphiConfig(on_fault="raise"))
+
+
+#: Delphi, as `eleusis_lab.games.table.GAMES` knows it.
+GAME_TYPE = GameType(
+    "delphi",
+    play_delphi,
+    DelphiConfig,
+    delphi_outcome,
+    min_players=1,
+    title="Delphi",
+    record_type=DelphiRecord,
+    replay=replay_delphi,
+    layout=format_delphi_layout,
+    match=play_delphi_match,
+    default_players=3,
+    sample_game=_sample_game,
+)

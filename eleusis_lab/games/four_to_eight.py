@@ -68,6 +68,7 @@ from eleusis_lab.games._faults import (
 )
 from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import four_to_eight_dealer_score, four_to_eight_player_scores
+from eleusis_lab.games.table import GameType, game_record_outcome
 from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
@@ -82,6 +83,7 @@ from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 
 __all__ = [
     "GAME",
+    "GAME_TYPE",
     "PLAYERS",
     "FourToEightConfig",
     "FourToEightMatch",
@@ -617,3 +619,32 @@ def play_four_to_eight_match(
         p * check_deals(deals_per_player),
         FourToEightMatch,
     )
+
+
+# -- the declaration -------------------------------------------------------------------------
+
+
+def _sample_game(agent: Agent, seed: int) -> GameRecord:
+    """A four-to-eight game (RULES.md section 2): 3 players, hands of 8, random opponents."""
+    from eleusis_lab.registry import make_agent
+
+    agents = [agent if i == seed % 3 else make_agent("random") for i in range(3)]
+    config = FourToEightConfig(hand_size=8, max_turns=40, on_fault="raise")
+    return play_four_to_eight("color(card) != color(last)", agents, seed, config)
+
+
+#: Eleusis for four to eight players, as `eleusis_lab.games.table.GAMES` knows it.
+GAME_TYPE = GameType(
+    "four-to-eight",
+    play_four_to_eight,
+    FourToEightConfig,
+    game_record_outcome,
+    min_players=3,
+    title="Eleusis for 4 to 8 players",
+    record_type=GameRecord,
+    replay=replay_four_to_eight,
+    layout=format_four_to_eight_layout,
+    match=play_four_to_eight_match,
+    default_players=3,
+    sample_game=_sample_game,
+)

@@ -118,6 +118,7 @@ from eleusis_lab.games.new_eleusis_table import (
 from eleusis_lab.games.scoring import (
     new_eleusis_match_totals,
 )
+from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     OVER_TIME,
@@ -136,20 +137,22 @@ __all__ = [
     "DEALER",
     "END_REASONS",
     "GAME",
+    "GAME_TYPE",
     "ILLEGAL_DECISION",
     "PLAY",
     "PLAYER_OUT",
     "SET_ASIDE",
     "STRING",
     "TURN_CAP",
+    "NewEleusisConfig",
+    "NewEleusisMatch",
     "NewEleusisRecord",
     "ProphetTerm",
     "Turn",
-    "format_new_eleusis_layout",
-    "NewEleusisConfig",
-    "NewEleusisMatch",
     "first_player",
+    "format_new_eleusis_layout",
     "new_eleusis_deal",
+    "new_eleusis_outcome",
     "play_new_eleusis",
     "play_new_eleusis_match",
     "replay_new_eleusis",
@@ -712,3 +715,60 @@ def play_new_eleusis_match(
         NewEleusisMatch,
         read_rule=check_rule,
     )
+
+
+# -- the declaration -------------------------------------------------------------------------
+
+
+def new_eleusis_outcome(record: NewEleusisRecord) -> Outcome:
+    """The `Outcome` of a round of New Eleusis.
+
+    ``plays`` counts the cards a seat put down itself (one card or a string);
+    ``wrong_cards`` those of them that were wrong, over the whole round. The hands set
+    aside after a true "no play" and the dealer's cards after a false one are in the
+    events (their ``kind`` tells them apart) but in neither count.
+    """
+    n = record.n_players
+    plays, wrong = [0] * n, [0] * n
+    events = record.events
+    for event in events:
+        if event.kind in (PLAY, STRING):
+            plays[event.seat] += 1
+            wrong[event.seat] += not event.right
+    return Outcome(
+        scores=tuple(float(score) for score in record.player_scores),
+        dealer_score=float(record.dealer_score),
+        wrong_cards=tuple(wrong),
+        cards_left=tuple(record.cards_left),
+        plays=tuple(plays),
+        end=record.end,
+        events=tuple(events),
+    )
+
+
+def _sample_game(agent: Agent, seed: int) -> NewEleusisRecord:
+    """A round of New Eleusis (RULES.md section 5): 3 players, random opponents."""
+    from eleusis_lab.registry import make_agent
+
+    agents = [agent if i == seed % 3 else make_agent("random") for i in range(3)]
+    config = NewEleusisConfig(max_turns=60, on_fault="raise")
+    return play_new_eleusis("color(card) != color(last)", agents, seed, config)
+
+
+#: New Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
+GAME_TYPE = GameType(
+    "new-eleusis",
+    play_new_eleusis,
+    NewEleusisConfig,
+    new_eleusis_outcome,
+    min_players=3,
+    max_players=7,
+    main_line_only=True,
+    title="New Eleusis",
+    record_type=NewEleusisRecord,
+    replay=replay_new_eleusis,
+    layout=format_new_eleusis_layout,
+    match=play_new_eleusis_match,
+    default_players=4,
+    sample_game=_sample_game,
+)

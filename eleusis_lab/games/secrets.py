@@ -86,13 +86,15 @@ from eleusis_lab.games.secrets_record import (
     replay_secrets,
 )
 from eleusis_lab.games.secrets_state import SecretsState, SecretsView, secrets_setup
+from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import OVER_TIME, RAISED, Fault, describe_agent
-from eleusis_lab.secrets_agent import SecretsAgent, SecretsDuel, SecretsInfo
+from eleusis_lab.secrets_agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
 
 __all__ = [
     "BLOCKED",
     "END_REASONS",
     "GAME",
+    "GAME_TYPE",
     "NO_PIECES",
     "TURN_CAP",
     "SecretsAgent",
@@ -107,6 +109,7 @@ __all__ = [
     "play_secrets",
     "replay_secrets",
     "secrets_deal",
+    "secrets_outcome",
 ]
 
 GAME = "secrets"
@@ -412,3 +415,57 @@ def _answer(
         f" {' '.join(map(str, options))}",
     )
     return None
+
+
+# -- the declaration -------------------------------------------------------------------------
+
+
+def secrets_outcome(record: SecretsRecord) -> Any:
+    """What the experiment runner's results table keeps of a game of Secrets.
+
+    An `eleusis_lab.games.table.Outcome`: the scores, no dealer score, no wrong
+    cards, the cards each seat holds at the end, the turns each seat played and how
+    the game ended; Secrets has no Eleusis events.
+
+    >>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
+    >>> record = play_secrets(parse_secrets_agent_list(",".join(["secrets-random"] * 4)), 0)
+    >>> outcome = secrets_outcome(record)
+    >>> outcome.scores == record.scores, sum(outcome.plays) == record.turns
+    (True, True)
+    """
+    plays = [0] * N_SEATS
+    for step in record.steps:
+        plays[step.seat] += 1
+    return Outcome(
+        scores=tuple(record.scores),
+        dealer_score=None,
+        wrong_cards=(None,) * N_SEATS,
+        cards_left=tuple(len(hand) for hand in record.hands),
+        plays=tuple(plays),
+        end=record.end,
+        events=(),
+    )
+
+
+def _play_table(rule: None, agents: Sequence[Any], seed: int, config: SecretsConfig | None = None):
+    """`play_secrets` with the engines' shape (no rule)."""
+    return play_secrets(agents, seed, config)
+
+
+#: Secrets, as `eleusis_lab.games.table.GAMES` knows it: a board game with no rule.
+GAME_TYPE = GameType(
+    "secrets",
+    _play_table,
+    SecretsConfig,
+    secrets_outcome,
+    min_players=4,
+    max_players=4,
+    has_dealer=False,
+    needs_rule=False,
+    agents=SECRETS_AGENTS,
+    title="Secrets",
+    default_agent="secrets-random",
+    record_type=SecretsRecord,
+    replay=replay_secrets,
+    layout=format_secrets_layout,
+)

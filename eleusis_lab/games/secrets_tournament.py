@@ -4,8 +4,8 @@
 one row per game and seat; `secrets_summary` turns the rows into win rates and mean
 scores per agent (and per seat), in this process. The experiment runner plays Secrets
 too (``eleusis-lab run experiments/secrets_tournament.toml``: Parquet results, resume,
-workers, the report's tables per agent and seat); `secrets_outcome` is what its results
-table keeps of a record. What this function adds is duplicate deals.
+workers, the report's tables per agent and seat); `eleusis_lab.games.secrets.secrets_outcome`
+is what its results table keeps of a record. What this function adds is duplicate deals.
 
 Seats and seeds, as in the experiment specs: with ``k`` agents in the line-up, seat
 ``s`` of game ``g`` gets agent ``(s + g) mod k``. With ``duplicate=True`` (the default)
@@ -39,7 +39,7 @@ from eleusis_lab.games.secrets_moves import JACK, N_SEATS, QUEEN, SEAT_SUITS
 from eleusis_lab.games.secrets_record import SecretsRecord
 from eleusis_lab.secrets_agent import SecretsAgent, clone, make_secrets_agent
 
-__all__ = ["secrets_outcome", "secrets_summary", "secrets_tournament", "tournament_seed"]
+__all__ = ["secrets_summary", "secrets_tournament", "tournament_seed"]
 
 _SUITS = ("clubs", "diamonds", "hearts", "spades")
 AgentSpec = str | SecretsAgent | Mapping[str, Any] | tuple[str, Mapping[str, Any]]
@@ -237,32 +237,3 @@ def secrets_summary(rows: Any, by: str | Sequence[str] = "agent") -> Any:
     )
     summary.insert(2, "win_se", summary.pop("win_std").fillna(0.0) / np.sqrt(summary["seats"]))
     return summary.sort_values("win_rate", ascending=False)
-
-
-def secrets_outcome(record: SecretsRecord) -> Any:
-    """What the experiment runner's results table keeps of a game of Secrets.
-
-    An `eleusis_lab.games.table.Outcome`: the scores, no dealer score, no wrong
-    cards, the cards each seat holds at the end, the turns each seat played and how
-    the game ended; Secrets has no Eleusis events.
-
-    >>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
-    >>> record = play_secrets(parse_secrets_agent_list(",".join(["secrets-random"] * 4)), 0)
-    >>> outcome = secrets_outcome(record)
-    >>> outcome.scores == record.scores, sum(outcome.plays) == record.turns
-    (True, True)
-    """
-    from eleusis_lab.games.table import Outcome
-
-    plays = [0] * N_SEATS
-    for step in record.steps:
-        plays[step.seat] += 1
-    return Outcome(
-        scores=tuple(record.scores),
-        dealer_score=None,
-        wrong_cards=(None,) * N_SEATS,
-        cards_left=tuple(len(hand) for hand in record.hands),
-        plays=tuple(plays),
-        end=record.end,
-        events=(),
-    )

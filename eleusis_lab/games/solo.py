@@ -63,7 +63,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -97,6 +97,7 @@ from eleusis_lab.games.solo_record import (
     format_solo_layout,
     published_success,
 )
+from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
@@ -111,18 +112,19 @@ __all__ = [
     "EXACT",
     "FOUND",
     "GAME",
+    "GAME_TYPE",
     "ILLEGAL_DECLARATION",
     "INVALID",
     "NO_STARTER",
     "OUT_OF_CARDS",
     "SIMULATION",
+    "TIMINGS",
     "TURN_CAP",
     "WRONG_PENALTY",
     "Declaration",
     "Judgement",
     "SoloConfig",
     "SoloRecord",
-    "TIMINGS",
     "Tentative",
     "format_solo_layout",
     "judge_declaration",
@@ -131,6 +133,7 @@ __all__ = [
     "simulate_continuations",
     "simulate_equivalence",
     "solo_deal",
+    "solo_outcome",
     "solo_score",
 ]
 
@@ -770,3 +773,58 @@ def _check_faults(rec: SoloRecord) -> list[str]:
     if rec.faults and rec.config.get("on_fault") == "raise":
         problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
     return problems
+
+
+# -- the declaration -------------------------------------------------------------------------
+
+
+def solo_outcome(record: SoloRecord) -> Outcome:
+    """The `Outcome` of a solo game: one seat, no dealer.
+
+    The score is the benchmark's `solo_score` (the floored score is ``max(0, score)``);
+    ``wrong_cards`` the wrong plays, ``cards_left`` the hand at the end; ``success``,
+    ``found_turn`` and ``wrong_declarations`` as in the record.
+    """
+    return Outcome(
+        scores=(float(record.score),),
+        dealer_score=None,
+        wrong_cards=(len(record.side_line),),
+        cards_left=(len(record.hand),),
+        plays=(len(record.events),),
+        end=record.end,
+        events=tuple(record.events),
+        success=(bool(record.success),),
+        found_turn=(record.found_turn,),
+        wrong_declarations=(int(record.wrong_declarations),),
+    )
+
+
+def _play_table(
+    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
+) -> SoloRecord:
+    """`play_solo` with the engines' shape: a table of one seat."""
+    if len(agents) != 1:
+        raise ConfigError(f"solo is played by one player, got {len(agents)} agents")
+    return play_solo(rule, agents[0], seed, config)
+
+
+def _sample_game(agent: Agent, seed: int) -> SoloRecord:
+    """A solo game of ``red(card)`` (black starters are refused)."""
+    return play_solo("red(card)", agent, seed, SoloConfig(on_fault="raise"))
+
+
+#: Solo Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
+GAME_TYPE = GameType(
+    "solo",
+    _play_table,
+    SoloConfig,
+    solo_outcome,
+    min_players=1,
+    max_players=1,
+    has_dealer=False,
+    title="solo Eleusis",
+    record_type=SoloRecord,
+    replay=replay_solo,
+    layout=format_solo_layout,
+    sample_game=_sample_game,
+)

@@ -1,10 +1,16 @@
-"""The games an experiment can play: a dispatch table from a game's name to its engine.
+"""The games, declared once: a registry from a game's name to everything the toolkit
+knows of it (`GameType`).
 
 Every engine has the same shape, ``play(rule, agents, seed, config) -> record``, and a
 frozen dataclass of options that an experiment spec's ``[config]`` table is handed to.
 Records differ from game to game, so each `GameType` also says what a results table
-keeps of one (`Outcome`). A new game adds one `GameType` to `GAMES`, and experiment
-specs can name it.
+keeps of one (`Outcome`), how its record is read, replayed and laid out, its match, its
+players and its title. The command line, the runner, `eleusis_lab.record.replay`,
+`eleusis_lab.testing` and the human seat read `GAMES`; a game's declaration lives in its
+own module (``GAME_TYPE``) and is registered as an entry point of the group
+``eleusis_lab.games`` (the project's ``pyproject.toml`` registers its six), so an
+installed package adds a game with one module and one line; `register_game` adds one
+in a running process.
 
 The games and what a results row keeps of them (one row per game and seat):
 
@@ -47,40 +53,32 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
 
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.games.delphi import DelphiConfig, DelphiRecord, play_delphi
-from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
-from eleusis_lab.games.new_eleusis import (
-    PLAY,
-    STRING,
-    NewEleusisConfig,
-    NewEleusisRecord,
-    play_new_eleusis,
-)
-from eleusis_lab.games.secrets import SecretsConfig, SecretsRecord, play_secrets
-from eleusis_lab.games.secrets_tournament import secrets_outcome
-from eleusis_lab.games.solo import SoloConfig, SoloRecord, play_solo
-from eleusis_lab.record import GameRecord
 from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
-from eleusis_lab.secrets_agent import SECRETS_AGENTS
+
+if TYPE_CHECKING:
+    from eleusis_lab.record import GameRecord
 
 __all__ = [
     "GAMES",
+    "GAME_GROUP",
     "GameType",
     "Outcome",
     "dealable_rules",
-    "delphi_outcome",
     "game_record_outcome",
-    "new_eleusis_outcome",
-    "solo_outcome",
+    "register_game",
+    "unregister_game",
 ]
+
+#: The entry-point group where packages register their games (each a `GameType`).
+GAME_GROUP = "eleusis_lab.games"
 
 
 @dataclass(frozen=True)
@@ -143,95 +141,6 @@ def game_record_outcome(record: GameRecord) -> Outcome:
         end=record.phase2_end,
         events=tuple(record.events),
     )
-
-
-def delphi_outcome(record: DelphiRecord) -> Outcome:
-    """The `Outcome` of a game of Delphi.
-
-    The dealer score is the oracle's. Nobody plays a card (the oracle places them), so
-    ``plays`` are 0 and ``wrong_cards`` and ``cards_left`` empty; ``prediction_accuracy``
-    is the share of a seat's tokens that were correct, and ``predictions`` every
-    probability, for the event table.
-
-    Examples
-    --------
-    >>> from agents.simple import OracleAgent, RandomAgent
-    >>> outcome = delphi_outcome(play_delphi("red(card)", [OracleAgent(), RandomAgent()], 0))
-    >>> outcome.scores, outcome.dealer_score, outcome.prediction_accuracy[0]
-    ((48.0, -48.0), 48.0, 1.0)
-    >>> len(outcome.events), len(outcome.predictions), outcome.predictions[0]
-    (51, 51, (0.0, 0.5))
-    """
-    n = record.n_players
-    hits = record.hits
-    accuracy = tuple(float(x) for x in hits.mean(axis=0)) if len(record.events) else (None,) * n
-    return Outcome(
-        scores=tuple(float(score) for score in record.player_scores),
-        dealer_score=float(record.oracle_score),
-        wrong_cards=(None,) * n,
-        cards_left=(None,) * n,
-        plays=(0,) * n,
-        end=None,
-        events=tuple(record.events),
-        prediction_accuracy=accuracy,
-        predictions=tuple(tuple(float(p) for p in row) for row in record.probabilities),
-    )
-
-
-def new_eleusis_outcome(record: NewEleusisRecord) -> Outcome:
-    """The `Outcome` of a round of New Eleusis.
-
-    ``plays`` counts the cards a seat put down itself (one card or a string);
-    ``wrong_cards`` those of them that were wrong, over the whole round. The hands set
-    aside after a true "no play" and the dealer's cards after a false one are in the
-    events (their ``kind`` tells them apart) but in neither count.
-    """
-    n = record.n_players
-    plays, wrong = [0] * n, [0] * n
-    events = record.events
-    for event in events:
-        if event.kind in (PLAY, STRING):
-            plays[event.seat] += 1
-            wrong[event.seat] += not event.right
-    return Outcome(
-        scores=tuple(float(score) for score in record.player_scores),
-        dealer_score=float(record.dealer_score),
-        wrong_cards=tuple(wrong),
-        cards_left=tuple(record.cards_left),
-        plays=tuple(plays),
-        end=record.end,
-        events=tuple(events),
-    )
-
-
-def solo_outcome(record: SoloRecord) -> Outcome:
-    """The `Outcome` of a solo game: one seat, no dealer.
-
-    The score is the benchmark's `eleusis_lab.games.solo.solo_score` (the floored score
-    is ``max(0, score)``); ``wrong_cards`` the wrong plays, ``cards_left`` the hand at
-    the end; ``success``, ``found_turn`` and ``wrong_declarations`` as in the record.
-    """
-    return Outcome(
-        scores=(float(record.score),),
-        dealer_score=None,
-        wrong_cards=(len(record.side_line),),
-        cards_left=(len(record.hand),),
-        plays=(len(record.events),),
-        end=record.end,
-        events=tuple(record.events),
-        success=(bool(record.success),),
-        found_turn=(record.found_turn,),
-        wrong_declarations=(int(record.wrong_declarations),),
-    )
-
-
-def _play_solo(
-    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
-) -> SoloRecord:
-    """`eleusis_lab.games.solo.play_solo` with the engines' shape: a table of one seat."""
-    if len(agents) != 1:
-        raise ConfigError(f"solo is played by one player, got {len(agents)} agents")
-    return play_solo(rule, agents[0], seed, config)
 
 
 # -- which rules a dealer can deal ------------------------------------------------------------
@@ -299,16 +208,10 @@ def _main_line_only(game: str, dealer: Any) -> None:
         )
 
 
-def _play_secrets(
-    rule: None, agents: Sequence[Any], seed: int, config: SecretsConfig | None = None
-) -> SecretsRecord:
-    """`eleusis_lab.games.secrets.play_secrets` with the engines' shape (no rule)."""
-    return play_secrets(agents, seed, config)
-
-
 @dataclass(frozen=True)
 class GameType:
-    """One game of the toolkit, as the experiment runner sees it.
+    """One game of the toolkit: everything the command line, the runner, replay, the
+    conformance checks and the human seat need to know of it.
 
     Attributes
     ----------
@@ -334,6 +237,27 @@ class GameType:
         in the spec, and its rows have no rule).
     agents : AgentRegistry
         Where the game's agents are found by name.
+    title : str
+        The game's name for people (``"classic Eleusis"``); the name when empty.
+    record_type : type or None
+        The record's class, with ``from_dict`` (`eleusis_lab.record.read_record`).
+    replay : callable or None
+        ``replay(record) -> list of str``: the discrepancies between a record and the
+        rules (`eleusis_lab.record.replay`).
+    layout : callable or None
+        ``layout(record, columns, max_rows) -> str``: the table as players see it
+        (`eleusis_lab.record.format_layout`).
+    match : callable or None
+        ``match(agents, seed, rules, config)``: a match that rotates the dealer, where
+        the game has one.
+    default_players : int or None
+        The players ``eleusis-lab play`` seats when told none (the fewest when None).
+    default_agent : str
+        The agent ``eleusis-lab play`` seats when told none.
+    sample_game : callable or None
+        ``sample_game(agent, seed) -> record``: one game with ``agent`` at some seat and
+        random players in the others, the agent's faults raised; what
+        `eleusis_lab.testing.check_declared_games` plays for an agent of this game.
     """
 
     name: str
@@ -346,6 +270,24 @@ class GameType:
     main_line_only: bool = False
     needs_rule: bool = True
     agents: AgentRegistry = AGENTS
+    title: str = ""
+    record_type: type | None = None
+    replay: Callable[[Any], list[str]] | None = None
+    layout: Callable[..., str] | None = None
+    match: Callable[..., Any] | None = None
+    default_players: int | None = None
+    default_agent: str = "random"
+    sample_game: Callable[[Agent, int], Any] | None = None
+
+    @property
+    def label(self) -> str:
+        """The title, or the name when the game has none."""
+        return self.title or self.name
+
+    @property
+    def players(self) -> int:
+        """The players ``eleusis-lab play`` seats when told none."""
+        return self.min_players if self.default_players is None else self.default_players
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -398,40 +340,71 @@ last_play_right (RULES.md section 5), but this dealer can deal \
             _main_line_only(self.name, dealer)
 
 
-#: Game name -> engine.
-GAMES: dict[str, GameType] = {
-    "classic": GameType("classic", play_classic, ClassicConfig, min_players=2),
-    "four-to-eight": GameType(
-        "four-to-eight", play_four_to_eight, FourToEightConfig, min_players=3
-    ),
-    "delphi": GameType("delphi", play_delphi, DelphiConfig, delphi_outcome, min_players=1),
-    "new-eleusis": GameType(
-        "new-eleusis",
-        play_new_eleusis,
-        NewEleusisConfig,
-        new_eleusis_outcome,
-        min_players=3,
-        max_players=7,
-        main_line_only=True,
-    ),
-    "solo": GameType(
-        "solo",
-        _play_solo,
-        SoloConfig,
-        solo_outcome,
-        min_players=1,
-        max_players=1,
-        has_dealer=False,
-    ),
-    "secrets": GameType(
-        "secrets",
-        _play_secrets,
-        SecretsConfig,
-        secrets_outcome,
-        min_players=4,
-        max_players=4,
-        has_dealer=False,
-        needs_rule=False,
-        agents=SECRETS_AGENTS,
-    ),
-}
+class _Games(Mapping[str, GameType]):
+    """The games by name: the entry points of `GAME_GROUP`, read on first use, in the
+    order of their packages' metadata, and those `register_game` added."""
+
+    def __init__(self) -> None:
+        self._installed: dict[str, GameType] | None = None
+        self._added: dict[str, GameType] = {}
+
+    def _games(self) -> dict[str, GameType]:
+        if self._installed is None:
+            installed = {}
+            for entry in entry_points(group=GAME_GROUP):
+                try:
+                    game = entry.load()
+                except Exception as error:
+                    raise ConfigError(
+                        f"the game {entry.name!r} ({entry.value}) failed to load:"
+                        f" {type(error).__name__}: {error}"
+                    ) from error
+                _check_game(game, f"the entry point {entry.name!r} ({entry.value})")
+                installed.setdefault(entry.name, game)
+            self._installed = installed
+        return {**self._installed, **self._added}
+
+    def __getitem__(self, name: str) -> GameType:
+        return self._games()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._games())
+
+    def __len__(self) -> int:
+        return len(self._games())
+
+    def __repr__(self) -> str:
+        return f"GAMES({', '.join(self)})"
+
+
+def _check_game(game: Any, where: str) -> None:
+    if not isinstance(game, GameType):
+        raise ConfigError(f"{where} is a {type(game).__name__}, not a GameType")
+
+
+#: Game name -> its declaration: every registered game.
+GAMES: Mapping[str, GameType] = _Games()
+
+
+def register_game(game: GameType, replace: bool = False) -> GameType:
+    """Add ``game`` to `GAMES` for this process (an installed package registers its
+    games as entry points instead); returns it. A name already taken is a ConfigError,
+    unless ``replace`` (the registered game comes back with `unregister_game`).
+
+    >>> import dataclasses
+    >>> twin = dataclasses.replace(GAMES["classic"], name="classic-twin", title="a twin")
+    >>> register_game(twin).label, "classic-twin" in GAMES
+    ('a twin', True)
+    >>> unregister_game("classic-twin"); "classic-twin" in GAMES
+    False
+    """
+    _check_game(game, f"register_game({game!r})")
+    if game.name in GAMES and not replace:
+        raise ConfigError(f"a game named {game.name!r} is registered already")
+    GAMES._added[game.name] = game  # type: ignore[attr-defined]
+    return game
+
+
+def unregister_game(name: str) -> None:
+    """Take back a game `register_game` added (KeyError for any other)."""
+    del GAMES._added[name]  # type: ignore[attr-defined]

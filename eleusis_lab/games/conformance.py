@@ -1,0 +1,91 @@
+"""The game contract as a test: `check_game` plays many seeded random games of a game.
+
+After OpenSpiel's random-simulation tests and PettingZoo's ``api_test``: whatever the
+game, given only its declaration (`eleusis_lab.games.table.GameType`), each of
+``games`` seeded games with random players
+
+- replays without a discrepancy (the game's replay re-derives the deal, where every
+  card is after every play, every verdict and the scores from the game's own scoring
+  functions, so a card lost or counted twice, or a score that is not the formula's,
+  is a discrepancy);
+- survives JSON: `eleusis_lab.record.read_record` of its ``to_json`` is the record;
+- is the same game from the same seed, with fresh players;
+- has an `Outcome` with one entry per seat, as the results table needs;
+- lays out as text.
+
+And a bad config (an option the game does not have) and a table of the wrong size are
+each a `eleusis_lab.errors.ConfigError`, never another exception. Each failure is an
+``AssertionError`` naming the game, the seed and what failed.
+
+>>> from eleusis_lab.games.table import GAMES
+>>> check_game(GAMES["classic"], games=3)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.table import GameType
+from eleusis_lab.record import format_layout, read_record, replay
+from eleusis_lab.rules.catalog import acceptable_rules
+
+__all__ = ["check_game"]
+
+
+def check_game(game: GameType, games: int = 20, seed: int = 0) -> None:
+    """Play ``games`` seeded random games of ``game`` and check each (module docstring)."""
+    _check_bad_configs(game)
+    rules = [rule for rule in acceptable_rules() if not game.main_line_only or _main_line(rule)]
+    for seed_ in range(seed, seed + games):
+        rule = rules[np.random.default_rng(seed_).integers(len(rules))] if game.needs_rule else None
+        where = f"{game.name}, seed {seed_}" + (f", rule {rule.text!r}" if rule else "")
+        record = _play(game, rule, seed_)
+        problems = replay(record)
+        _require(not problems, where, f"replay finds {problems[:3]}")
+        _require(read_record(record.to_json()) == record, where, "the record changes in JSON")
+        again = _play(game, rule, seed_)
+        _require(again.to_json() == record.to_json(), where, "the same seed plays another game")
+        outcome = game.outcome(record)
+        seats = len(outcome.scores)
+        _require(seats == game.players, where, f"{seats} scores for {game.players} seats")
+        for name in ("wrong_cards", "cards_left", "plays"):
+            _require(len(getattr(outcome, name)) == seats, where, f"Outcome.{name} per seat")
+        _require(bool(format_layout(record).strip()), where, "an empty layout")
+
+
+def _play(game: GameType, rule, seed: int):
+    agents = [game.agents.make(game.default_agent) for _ in range(game.players)]
+    return game.play(rule, agents, seed, game.config_type())
+
+
+def _check_bad_configs(game: GameType) -> None:
+    try:
+        game.make_config({"no_such_option": 1})
+    except ConfigError:
+        pass
+    else:
+        raise AssertionError(f"{game.name}: an unknown option is accepted")
+    seats = game.max_players + 1 if game.max_players is not None else game.min_players - 1
+    if seats < 1:
+        return
+    agents = [game.agents.make(game.default_agent) for _ in range(seats)]
+    rule = acceptable_rules()[0] if game.needs_rule else None
+    try:
+        game.play(rule, agents, 0, game.config_type())
+    except ConfigError:
+        return
+    except Exception as error:
+        raise AssertionError(
+            f"{game.name}: {seats} players raise {type(error).__name__}, not ConfigError"
+        ) from error
+    raise AssertionError(f"{game.name}: a table of {seats} players is played")
+
+
+def _main_line(rule) -> bool:
+    return "outcome" not in rule.slots
+
+
+def _require(condition: bool, where: str, what: str) -> None:
+    if not condition:
+        raise AssertionError(f"{where}: {what}")

@@ -142,7 +142,7 @@ class _Posterior:
         self.total, self.fallback, self.rate = total, fallback, rate
 
 
-def _entropy(p: np.ndarray) -> np.ndarray:
+def binary_entropy(p: np.ndarray) -> np.ndarray:
     """Binary entropy in bits."""
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
@@ -586,11 +586,11 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         if policy == "greedy":
             scores = p_right
         elif policy == "info_gain":
-            scores = _entropy(p_right)
+            scores = binary_entropy(p_right)
         elif policy == "mix":
-            scores = (1 - self.mix) * p_right + self.mix * _entropy(p_right)
+            scores = (1 - self.mix) * p_right + self.mix * binary_entropy(p_right)
         elif policy == "lookahead":
-            scores = _entropy(p_right) + p_right * self._next_gain(context, hand)
+            scores = binary_entropy(p_right) + p_right * self._next_gain(context, hand)
         else:
             scores = self._thompson_scores(context, hand, p_right)
         best = np.flatnonzero(scores >= scores.max() - _TIE)
@@ -632,7 +632,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
             playable = faces != card.face  # the card just played is on the line
             if context.main_line:
                 playable &= faces != context.main_line[-1].face
-            gain[i] = _entropy(p_next[playable]).mean()
+            gain[i] = binary_entropy(p_next[playable]).mean()
         return gain
 
     def _thompson_scores(self, context: Context, hand: list[Card], p_right) -> np.ndarray:

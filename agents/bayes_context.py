@@ -60,9 +60,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from agents.bayes import (
-    _entropy,
     agent_grammar,
     base_log_prior,
+    binary_entropy,
     check_model_params,
     resolve_acceptability,
     resolve_one_card,
@@ -552,12 +552,12 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         """
         index = self.space_.context_index(context)
         if index is None:
-            return _entropy(p_right)
+            return binary_entropy(p_right)
         gain = np.zeros(len(hand))
         weights = self._switch_posterior()[0]
         live = np.flatnonzero(weights > _LEADING)
         if not len(live):  # the fallback holds the mass: no hypothesis to look ahead with
-            return _entropy(p_right)
+            return binary_entropy(p_right)
         values = self._values(context)
         tops = {}
         for s in live:
@@ -601,8 +601,8 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             playable = faces != card.face  # the card just played is on the line
             if context.main_line:
                 playable &= faces != context.main_line[-1].face
-            gain[i] = _entropy(p_next[playable]).mean()
-        return _entropy(p_right) + p_right * gain
+            gain[i] = binary_entropy(p_next[playable]).mean()
+        return binary_entropy(p_right) + p_right * gain
 
     # -- what the agent believes --------------------------------------------------------
 

@@ -568,7 +568,7 @@ def _verdict(right: bool) -> str:
     return "right" if right else "wrong"
 
 
-class _PlayCheck:
+class PlayCheck:
     """What a replay of classic or four-to-eight checks at each play and at the end.
 
     It follows the rule's verdicts, not the recorded ones, so that one bad verdict is one
@@ -703,8 +703,8 @@ def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over 
         ):
             problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
 
-    problems += _check_faults(rec)
-    plays = _PlayCheck(rec, rule, problems)
+    problems += check_classic_faults(rec)
+    plays = PlayCheck(rec, rule, problems)
     hands = [list(hand) for hand in rec.deal]
     piles: list[list[Card]] = [[] for _ in range(n)]
     events = rec.events
@@ -785,7 +785,7 @@ def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over 
     return problems
 
 
-def _fault_options_problems(record) -> list[str]:
+def fault_options_problems(record) -> list[str]:
     """The faults a record's options rule out.
 
     Any fault under on_fault='raise'; an over_time fault without a time budget.
@@ -800,7 +800,7 @@ def _fault_options_problems(record) -> list[str]:
     return problems
 
 
-def _check_faults(rec: GameRecord) -> list[str]:
+def check_classic_faults(rec: GameRecord) -> list[str]:
     """What is wrong with the faults of a classic record, short of replaying the plays."""
     problems: list[str] = []
     n, events, previous = len(rec.deal), rec.events, 0
@@ -839,7 +839,7 @@ def _check_faults(rec: GameRecord) -> list[str]:
         for k, count in substituted.items()
         if count > 1
     ]
-    problems += _fault_options_problems(rec)
+    problems += fault_options_problems(rec)
     return problems
 
 
@@ -949,11 +949,11 @@ def format_main_line_layout(record: GameRecord, columns: int = 13, max_rows: int
     lines.append(f"dealer score: {record.dealer_score}")
     reason = END_REASONS.get(record.phase2_end, record.phase2_end)
     lines.append(f"phase 2 ended after {record.phase2_turns} turns: {reason}")
-    lines += _fault_lines(record.faults)
+    lines += fault_lines(record.faults)
     return "\n".join(lines)
 
 
-def _fault_lines(faults: tuple[Fault, ...]) -> list[str]:
+def fault_lines(faults: tuple[Fault, ...]) -> list[str]:
     """The faults grouped by seat, method and kind: a count, where, the first message."""
     if not faults:
         return []

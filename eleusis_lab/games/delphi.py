@@ -78,7 +78,6 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
-    _fault_options_problems,
     card_from_text,
     card_text,
     cards_from_text,
@@ -86,6 +85,7 @@ from eleusis_lab.record import (
     describe_agent,
     event_from_dict,
     event_to_dict,
+    fault_options_problems,
     main_line_rows,
     reading_record,
     rule_game_fields,
@@ -676,7 +676,7 @@ def _check_faults(rec: DelphiRecord) -> list[str]:
         for (k, seat), count in substituted.items()
         if count > 1
     ]
-    problems += _fault_options_problems(rec)
+    problems += fault_options_problems(rec)
     return problems
 
 
@@ -721,7 +721,7 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
        1  RandomAgent             25     0.490      3    -48
     oracle score: 48
     """
-    from eleusis_lab.record import _fault_lines
+    from eleusis_lab.record import fault_lines
 
     main = record.main_line
     under: list[list[str]] = [[] for _ in main]
@@ -779,7 +779,7 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
             f" {record.chips[seat]:>6} {record.player_scores[seat]:>6}"
         )
     lines.append(f"oracle score: {record.oracle_score}")
-    fault_lines = _fault_lines(record.faults)
+    fault_lines = fault_lines(record.faults)
     if any(f.call == "predict" and f.kind != OVER_TIME for f in record.faults):
         fault_lines[0] += f" (each faulty prediction counted as {SUBSTITUTE_PROBABILITY})"
     lines += fault_lines

@@ -74,8 +74,8 @@ from eleusis_lab.record import (
     PLAYER_OUT,
     TURN_CAP,
     GameRecord,
-    _check_faults,
-    _PlayCheck,
+    PlayCheck,
+    check_classic_faults,
     describe_agent,
     format_main_line_layout,
 )
@@ -434,8 +434,8 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
         ):
             problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
 
-    problems += _check_faults(rec)
-    plays = _PlayCheck(rec, rule, problems)
+    problems += check_classic_faults(rec)
+    plays = PlayCheck(rec, rule, problems)
     hands_left = [list(hand) for hand in rec.deal]
     piles: list[list[Card]] = [[] for _ in range(n)]
     events = rec.events

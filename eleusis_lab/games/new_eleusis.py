@@ -126,9 +126,9 @@ from eleusis_lab.record import (
     RAISED,
     TURN_CAP,
     Fault,
-    _fault_options_problems,
     card_text,
     describe_agent,
+    fault_options_problems,
 )
 from eleusis_lab.rules import Rule, RuleSyntaxError, parse
 
@@ -632,7 +632,7 @@ def _check_faults(record: NewEleusisRecord) -> list[str]:
         for (k, call), count in substituted.items()
         if count > 1
     ]
-    problems += _fault_options_problems(record)
+    problems += fault_options_problems(record)
     return problems
 
 

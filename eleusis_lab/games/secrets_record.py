@@ -55,8 +55,8 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
-    _fault_options_problems,
     card_from_text,
+    fault_options_problems,
     reading_record,
 )
 
@@ -517,5 +517,5 @@ def _check_faults(record: SecretsRecord) -> list[str]:
         if fault.event < previous:
             problems.append(f"{label}: faults are not in the order of the steps")
         previous = fault.event
-    problems += _fault_options_problems(record)
+    problems += fault_options_problems(record)
     return problems

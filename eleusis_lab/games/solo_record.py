@@ -16,11 +16,11 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
-    _fault_lines,
     card_from_text,
     card_text,
     cards_from_text,
     cards_text,
+    fault_lines,
     main_line_rows,
     reading_record,
     rule_game_fields,
@@ -376,5 +376,5 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
         )
     if record.tentative:
         lines.append(f"no-stakes score {record.no_stakes_score}, boldness {record.boldness}")
-    lines += _fault_lines(record.faults)
+    lines += fault_lines(record.faults)
     return "\n".join(lines)

@@ -33,7 +33,7 @@ import html
 import json
 import textwrap
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from itertools import chain
 from pathlib import Path
@@ -800,47 +800,102 @@ def fault_options_problems(record) -> list[str]:
     return problems
 
 
-def check_classic_faults(rec: GameRecord) -> list[str]:
-    """What is wrong with the faults of a classic record, short of replaying the plays."""
+@dataclass(frozen=True)
+class FaultRules:
+    """What a game allows of the faults its records list (`check_faults`).
+
+    ``kinds`` and ``calls``: the fault kinds and agent methods the game knows;
+    ``decisions``: the methods that may fault other than by raising (an illegal card,
+    an answer out of range, over time); ``step``: what a fault's ``event`` counts
+    (``"event"``, ``"turn"``, ``"step"``).
+    """
+
+    kinds: Collection[str]
+    calls: Collection[str]
+    decisions: Collection[str]
+    step: str = "event"
+
+
+def check_faults(
+    record: Any,
+    seats: Sequence[str | None],
+    steps: int,
+    rules: FaultRules,
+    phase_of: Callable[[int], int] | None = None,
+    replaced: Callable[[Fault], Any] | None = None,
+) -> list[str]:
+    """What is wrong with the faults of any game's record, short of replaying it.
+
+    ``seats``: each seat's agent name; ``steps``: how many events (turns, steps) the
+    record holds; ``phase_of(k)``: the phase of step ``k``, where phases are checked;
+    ``replaced(fault)``: what a fault's substitute replaced (None: nothing), of which
+    there is one per key. Every fault names a known kind and method, may fault so, sits
+    at a seat that holds its agent and at a step of the record (a start_game fault at
+    step 0, phase 0), in order; and the record's options allow it
+    (`fault_options_problems`).
+
+    >>> rules = FaultRules(FAULT_KINDS, FAULT_CALLS, ("choose_play",))
+    >>> fault = Fault(0, "Slow", OVER_TIME, "took 2 s", 3, 1, "observe")
+    >>> record = GameRecord.__new__(GameRecord)
+    >>> object.__setattr__(record, "faults", (fault,))
+    >>> object.__setattr__(record, "config", {"decision_seconds": 1.0})
+    >>> for problem in check_faults(record, ["Slow"], 2, rules):
+    ...     print(problem)
+    fault 0 (over_time in observe, seat 0): observe cannot fault with 'over_time'
+    fault 0 (over_time in observe, seat 0): event 3 is not in the record
+    """
     problems: list[str] = []
-    n, events, previous = len(rec.deal), rec.events, 0
-    substituted: Counter[int] = Counter()
-    for i, fault in enumerate(rec.faults):
+    step, previous = rules.step, 0
+    once: Counter[Any] = Counter()
+    for i, fault in enumerate(record.faults):
         label = f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat})"
-        if fault.kind not in FAULT_KINDS:
+        if fault.kind not in rules.kinds:
             problems.append(f"{label}: unknown kind {fault.kind!r}")
-        if fault.call not in FAULT_CALLS:
+        if fault.call not in rules.calls:
             problems.append(f"{label}: unknown agent method {fault.call!r}")
-        elif fault.call != "choose_play" and fault.kind != RAISED:
-            problems.append(f"{label}: only choose_play can fault with {fault.kind!r}")
-        if not 0 <= fault.seat < n:
+        elif fault.kind != RAISED and fault.call not in rules.decisions:
+            problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
+        if not 0 <= fault.seat < len(seats):
             problems.append(f"{label}: there is no seat {fault.seat}")
-        elif fault.agent != rec.agents[fault.seat].get("name"):
+        elif fault.agent != seats[fault.seat]:
             problems.append(
                 f"{label}: names agent {fault.agent!r}, but seat {fault.seat} is"
-                f" {rec.agents[fault.seat].get('name')!r}"
+                f" {seats[fault.seat]!r}"
             )
         if fault.call == "start_game":
             if (fault.event, fault.phase) != (0, 0):
-                problems.append(f"{label}: a start_game fault is at event 0, phase 0")
-        elif not 0 <= fault.event < len(events):
-            problems.append(f"{label}: event {fault.event} is not in the record")
-        elif fault.call == "observe" and events[fault.event].phase != fault.phase:
+                problems.append(f"{label}: a start_game fault is at {step} 0, phase 0")
+        elif not 0 <= fault.event < steps:
+            problems.append(f"{label}: {step} {fault.event} is not in the record")
+        elif phase_of is not None and phase_of(fault.event) != fault.phase:
             problems.append(
-                f"{label}: event {fault.event} is in phase {events[fault.event].phase},"
+                f"{label}: {step} {fault.event} is in phase {phase_of(fault.event)},"
                 f" not {fault.phase}"
             )
         if fault.event < previous:
-            problems.append(f"{label}: faults are not in the order of the events")
+            problems.append(f"{label}: faults are not in the order of the {step}s")
         previous = fault.event
-        substituted[fault.event] += fault.substituted
+        if replaced is not None and (key := replaced(fault)) is not None:
+            once[key] += 1
     problems += [
-        f"event {k}: {count} substituted plays recorded for one play"
-        for k, count in substituted.items()
+        f"{step} {key[0] if isinstance(key, tuple) else key}: {count} faults recorded for"
+        " one decision"
+        for key, count in once.items()
         if count > 1
     ]
-    problems += fault_options_problems(rec)
-    return problems
+    return problems + fault_options_problems(record)
+
+
+def check_classic_faults(rec: GameRecord) -> list[str]:
+    """What is wrong with the faults of a classic record, short of replaying the plays."""
+    return check_faults(
+        rec,
+        [agent.get("name") for agent in rec.agents],
+        len(rec.events),
+        FaultRules(FAULT_KINDS, FAULT_CALLS, ("choose_play",)),
+        phase_of=lambda k: rec.events[k].phase,
+        replaced=lambda fault: fault.event if fault.substituted else None,
+    )
 
 
 # -- layout -------------------------------------------------------------------------------

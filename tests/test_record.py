@@ -362,7 +362,7 @@ def test_replay_finds_tampered_faults():
     problems = replay(tamper_fault(record, index, kind="sulked"))
     assert any("unknown kind 'sulked'" in p for p in problems)
     problems = replay(tamper_fault(record, 0, call="observe", kind="illegal_card"))
-    assert any("only choose_play can fault with 'illegal_card'" in p for p in problems)
+    assert any("observe cannot fault with 'illegal_card'" in p for p in problems)
     problems = replay(record.replace(faults=tuple(reversed(record.faults))))
     assert any("not in the order of the events" in p for p in problems)
 

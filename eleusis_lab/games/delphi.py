@@ -76,16 +76,17 @@ from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
     Fault,
+    FaultRules,
     JsonRecord,
     RecordError,
     card_from_text,
     card_text,
     cards_from_text,
     cards_text,
+    check_faults,
     describe_agent,
     event_from_dict,
     event_to_dict,
-    fault_options_problems,
     main_line_rows,
     reading_record,
     rule_game_fields,
@@ -633,51 +634,28 @@ def _verdict(right: bool) -> str:
 
 def _check_faults(rec: DelphiRecord) -> list[str]:
     """What is wrong with the faults of a Delphi record."""
-    problems: list[str] = []
-    n, previous = len(rec.agents), 0
-    substituted: Counter[tuple[int, int]] = Counter()
-    for i, fault in enumerate(rec.faults):
-        label = f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat})"
-        if fault.call not in DELPHI_FAULT_CALLS:
-            problems.append(f"{label}: Delphi calls no agent method {fault.call!r}")
-            continue
-        kinds = _PREDICT_KINDS if fault.call == "predict" else (RAISED,)
-        if fault.kind not in kinds:
-            problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
-        if not 0 <= fault.seat < n:
-            problems.append(f"{label}: there is no seat {fault.seat}")
-            continue
-        if fault.agent != rec.agents[fault.seat].get("name"):
-            problems.append(
-                f"{label}: names agent {fault.agent!r}, but seat {fault.seat} is"
-                f" {rec.agents[fault.seat].get('name')!r}"
-            )
-        if fault.call == "start_game":
-            if (fault.event, fault.phase) != (0, 0):
-                problems.append(f"{label}: a start_game fault is at event 0, phase 0")
-        elif not 0 <= fault.event < len(rec.events):
-            problems.append(f"{label}: event {fault.event} is not in the record")
-            continue
-        elif fault.phase != 1:
-            problems.append(f"{label}: Delphi has one phase, 1, not {fault.phase}")
-        if fault.event < previous:
-            problems.append(f"{label}: faults are not in the order of the events")
-        previous = fault.event
-        if fault.call == "predict" and fault.kind in (RAISED, NOT_A_PROBABILITY):
-            substituted[fault.event, fault.seat] += 1
+    problems = check_faults(
+        rec,
+        [agent.get("name") for agent in rec.agents],
+        len(rec.events),
+        FaultRules(_PREDICT_KINDS, DELPHI_FAULT_CALLS, ("predict",)),
+        phase_of=lambda k: 1,
+        replaced=lambda f: (f.event, f.seat) if _substituted(f) else None,
+    )
+    for i, fault in enumerate(rec.faults):  # a faulty prediction counts as the substitute
+        if _substituted(fault) and 0 <= fault.event < len(rec.events):
             probability = rec.probabilities[fault.event][fault.seat]
-            if probability != SUBSTITUTE_PROBABILITY:
+            if 0 <= fault.seat < len(rec.agents) and probability != SUBSTITUTE_PROBABILITY:
                 problems.append(
-                    f"{label}: a faulty prediction counts as {SUBSTITUTE_PROBABILITY}, but"
-                    f" {probability!r} is recorded"
+                    f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat}): a faulty"
+                    f" prediction counts as {SUBSTITUTE_PROBABILITY}, but {probability!r} is"
+                    " recorded"
                 )
-    problems += [
-        f"event {k}, seat {seat}: {count} faulty predictions recorded for one card"
-        for (k, seat), count in substituted.items()
-        if count > 1
-    ]
-    problems += fault_options_problems(rec)
     return problems
+
+
+def _substituted(fault) -> bool:
+    return fault.call == "predict" and fault.kind in (RAISED, NOT_A_PROBABILITY)
 
 
 # -- layout -------------------------------------------------------------------------------

@@ -67,7 +67,6 @@ True
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from time import perf_counter
@@ -126,9 +125,10 @@ from eleusis_lab.record import (
     RAISED,
     TURN_CAP,
     Fault,
+    FaultRules,
     card_text,
+    check_faults,
     describe_agent,
-    fault_options_problems,
 )
 from eleusis_lab.rules import Rule, RuleSyntaxError, parse
 
@@ -592,48 +592,23 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
     return problems
 
 
+def _replaced(fault) -> bool:
+    """Whether the engine decided in the agent's place (over time, the decision stands)."""
+    return fault.call in DECISIONS and fault.kind != OVER_TIME
+
+
 def _check_faults(record: NewEleusisRecord) -> list[str]:
     """What is wrong with a record's faults, short of replaying the turns."""
-    problems: list[str] = []
-    n, turns, previous = len(record.deal), record.turns, 0
-    substituted: Counter[tuple[int, str]] = Counter()
-    for i, fault in enumerate(record.faults):
-        label = f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat})"
-        if fault.kind not in NEW_ELEUSIS_FAULT_KINDS:
-            problems.append(f"{label}: unknown kind {fault.kind!r}")
-        if fault.call not in NEW_ELEUSIS_FAULT_CALLS:
-            problems.append(f"{label}: unknown agent method {fault.call!r}")
-        elif fault.call not in DECISIONS and fault.kind != RAISED:
-            problems.append(f"{label}: only a decision can fault with {fault.kind!r}")
-        if not 0 <= fault.seat < n:
-            problems.append(f"{label}: there is no seat {fault.seat}")
-        elif fault.agent != record.agents[fault.seat].get("name"):
-            problems.append(
-                f"{label}: names agent {fault.agent!r}, but seat {fault.seat} is"
-                f" {record.agents[fault.seat].get('name')!r}"
-            )
-        if fault.call == "start_game":
-            if (fault.event, fault.phase) != (0, 0):
-                problems.append(f"{label}: a start_game fault is at turn 0, phase 0")
-        elif not 0 <= fault.event < len(turns):
-            problems.append(f"{label}: turn {fault.event} is not in the record")
-        elif turns[fault.event].phase != fault.phase:
-            problems.append(
-                f"{label}: turn {fault.event} is in phase {turns[fault.event].phase},"
-                f" not {fault.phase}"
-            )
-        if fault.event < previous:
-            problems.append(f"{label}: faults are not in the order of the turns")
-        previous = fault.event
-        if fault.call in DECISIONS and fault.kind != OVER_TIME:
-            substituted[fault.event, fault.call] += 1
-    problems += [
-        f"turn {k}: {count} replaced decisions recorded for one {call}"
-        for (k, call), count in substituted.items()
-        if count > 1
-    ]
-    problems += fault_options_problems(record)
-    return problems
+    return check_faults(
+        record,
+        [agent.get("name") for agent in record.agents],
+        len(record.turns),
+        FaultRules(NEW_ELEUSIS_FAULT_KINDS, NEW_ELEUSIS_FAULT_CALLS, DECISIONS, "turn"),
+        phase_of=lambda k: record.turns[k].phase,
+        replaced=lambda f: (
+            (f.event, f.call) if f.call in DECISIONS and f.kind != OVER_TIME else None
+        ),
+    )
 
 
 # -- a match -------------------------------------------------------------------------------------

@@ -53,10 +53,11 @@ from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
     Fault,
+    FaultRules,
     JsonRecord,
     RecordError,
     card_from_text,
-    fault_options_problems,
+    check_faults,
     reading_record,
 )
 
@@ -496,26 +497,17 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
 
 def _check_faults(record: SecretsRecord) -> list[str]:
     """What is wrong with the faults of a record, short of replaying the steps."""
-    problems: list[str] = []
-    previous = 0
+    problems = check_faults(
+        record,
+        [agent.get("name") for agent in record.agents],
+        len(record.steps),
+        FaultRules(FAULT_KINDS, FAULT_CALLS, ("choose_action", "answer_duel"), "step"),
+    )
     for i, fault in enumerate(record.faults):
-        label = f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat})"
-        if fault.kind not in FAULT_KINDS:
-            problems.append(f"{label}: unknown kind {fault.kind!r}")
-        if fault.call not in FAULT_CALLS:
-            problems.append(f"{label}: unknown agent method {fault.call!r}")
-        elif fault.call in ("start_game", "observe") and fault.kind != RAISED:
-            problems.append(f"{label}: only a decision can fault with {fault.kind!r}")
-        if not 0 <= fault.seat < len(record.agents):
-            problems.append(f"{label}: there is no seat {fault.seat}")
-        elif fault.agent != record.agents[fault.seat].get("name"):
-            problems.append(f"{label}: names agent {fault.agent!r}, not seat {fault.seat}'s")
-        if fault.call != "start_game" and not 0 <= fault.event < len(record.steps):
-            problems.append(f"{label}: step {fault.event} is not in the record")
-        elif fault.call == "choose_action" and record.steps[fault.event].seat != fault.seat:
-            problems.append(f"{label}: step {fault.event} is not a turn of seat {fault.seat}")
-        if fault.event < previous:
-            problems.append(f"{label}: faults are not in the order of the steps")
-        previous = fault.event
-    problems += fault_options_problems(record)
+        at = 0 <= fault.event < len(record.steps) and record.steps[fault.event]
+        if fault.call == "choose_action" and at and at.seat != fault.seat:
+            problems.append(
+                f"fault {i} ({fault.kind} in {fault.call}, seat {fault.seat}): step"
+                f" {fault.event} is not a turn of seat {fault.seat}"
+            )
     return problems

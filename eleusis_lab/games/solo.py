@@ -102,7 +102,9 @@ from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
     Fault,
+    FaultRules,
     card_text,
+    check_faults,
     describe_agent,
 )
 from eleusis_lab.rules import Context, Rule, parse
@@ -740,39 +742,15 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
 
 def _check_faults(rec: SoloRecord) -> list[str]:
     """What is wrong with the faults of a solo record, short of replaying the plays."""
-    problems: list[str] = []
-    previous = 0
-    plays: Counter[int] = Counter()
-    name = rec.agent.get("name")
-    for i, fault in enumerate(rec.faults):
-        label = f"fault {i} ({fault.kind} in {fault.call})"
-        if fault.kind not in _FAULT_KINDS:
-            problems.append(f"{label}: unknown kind {fault.kind!r}")
-        if fault.call not in _FAULT_CALLS:
-            problems.append(f"{label}: unknown agent method {fault.call!r}")
-        elif fault.kind != RAISED and (fault.call, fault.kind) not in _LEGAL_FAULTS:
-            problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
-        if fault.seat != 0:
-            problems.append(f"{label}: a solo game has only seat 0")
-        if fault.agent != name:
-            problems.append(f"{label}: names agent {fault.agent!r}, but the player is {name!r}")
-        if fault.call == "start_game":
-            if (fault.event, fault.phase) != (0, 0):
-                problems.append(f"{label}: a start_game fault is at event 0, phase 0")
-        elif not 0 <= fault.event < len(rec.events) or fault.phase != 1:
-            problems.append(f"{label}: turn {fault.event + 1} (phase {fault.phase}) was not played")
-        if fault.event < previous:
-            problems.append(f"{label}: faults are not in the order of the turns")
-        previous = fault.event
-        plays[fault.event] += (fault.call, fault.kind) in _CARD_FAULTS
-    problems += [
-        f"turn {event + 1}: {count} faulty plays recorded for one play"
-        for event, count in plays.items()
-        if count > 1
-    ]
-    if rec.faults and rec.config.get("on_fault") == "raise":
-        problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
-    return problems
+    decisions = {call for call, _ in _LEGAL_FAULTS}
+    return check_faults(
+        rec,
+        [rec.agent.get("name")],
+        len(rec.events),
+        FaultRules(_FAULT_KINDS, _FAULT_CALLS, decisions),
+        phase_of=lambda k: 1,
+        replaced=lambda f: f.event if (f.call, f.kind) in _CARD_FAULTS else None,
+    )
 
 
 # -- the declaration -------------------------------------------------------------------------

@@ -114,7 +114,7 @@ from eleusis_lab.rules.context import (
     OUTCOME_WRONG,
     Context,
 )
-from eleusis_lab.rules.evaluate import _PREDICATES_ON_FACE, _PREDICATES_ON_INT
+from eleusis_lab.rules.evaluate import PREDICATES_ON_FACE, PREDICATES_ON_INT
 from eleusis_lab.rules.prior import CARDS, COPY_BITS, UNIFORM, ProductionPrior, elias_gamma_bits
 from eleusis_lab.rules.rule import Rule
 
@@ -788,7 +788,7 @@ class _Enumerator:
             return self._planes(np.repeat(value, n, 0), np.repeat(undefined, n, 0))
         if op == B_PRED_CARD:
             faces, missing = self._card_leaf(batch.a)
-            tables = np.stack([_PREDICATES_ON_FACE[p] for p in PREDICATES])
+            tables = np.stack([PREDICATES_ON_FACE[p] for p in PREDICATES])
             value = tables[batch.arg[:, None], np.where(missing, 0, faces)]
             return self._bool_from_int(value, missing if self.int_undef else None)
         if op in (B_PRED_INT, B_CMP, B_IN):
@@ -800,7 +800,7 @@ class _Enumerator:
         undefined = (x == UNDEF) if self.int_undef else None
         if op == B_PRED_INT:
             name = list(PREDICATES)[int(batch.arg[0])]
-            value = _PREDICATES_ON_INT[name](x.astype(np.int64))
+            value = PREDICATES_ON_INT[name](x.astype(np.int64))
         elif op == B_CMP:
             y = self.ints.rows(batch.b)
             value = _CMP_UFUNC[int(batch.arg[0])](x, y)

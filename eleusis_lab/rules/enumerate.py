@@ -115,7 +115,7 @@ from eleusis_lab.rules.context import (
     Context,
 )
 from eleusis_lab.rules.evaluate import PREDICATES_ON_FACE, PREDICATES_ON_INT
-from eleusis_lab.rules.prior import CARDS, COPY_BITS, UNIFORM, ProductionPrior, elias_gamma_bits
+from eleusis_lab.rules.prior import CARDS, COPY_BITS, UNIFORM, ProductionPrior
 from eleusis_lab.rules.rule import Rule
 
 __all__ = [
@@ -134,65 +134,6 @@ __all__ = [
 
 INT_CONSTANT_NAMES = tuple(name for name, (kind, _) in CONSTANTS.items() if kind == "int")
 CARD_VARIABLES = CARDS
-
-
-class _Costs:
-    """The bits of each production the enumerator builds, under a grammar's prior: the
-    same sums as `eleusis_lab.rules.complexity.description_bits` (tests check they agree).
-    """
-
-    def __init__(self, prior: ProductionPrior):
-        self.bits = bits = prior.bits
-        self.int_atom = bits("int", "atom")
-        self.negation = bits("int", "negation")
-        self.conditional = bits("bool", "if")
-
-    def literal(self, value: int) -> float:
-        return self.int_atom + self.bits("int_atom", "literal") + elias_gamma_bits(value + 1)
-
-    def constant(self, name: str) -> float:
-        return self.int_atom + self.bits("int_atom", "constant") + self.bits("constant", name)
-
-    def feature(self, feature: str, card: str) -> float:
-        return self.bits("int", "feature") + self.bits("feature", feature) + self.bits("card", card)
-
-    def bool_atom(self, name: str) -> float:
-        return self.bits("bool", "atom") + self.bits("bool_atom", name)
-
-    def predicate(self, name: str, argument: str) -> float:
-        """A predicate on a card (``argument`` names it) or on a number (``"int"``);
-        the card's own bits included, the number's not."""
-        bits = self.bits("bool", "predicate") + self.bits("predicate", name)
-        if len(PREDICATES[name]) > 1:
-            bits += self.bits("predicate_argument", "int" if argument == "int" else "card")
-        return bits + (self.bits("card", argument) if argument != "int" else 0.0)
-
-    def number_op(self, name: str) -> float:
-        """``+ - *`` or a function (``abs``, ``min``, ``max``)."""
-        point = "arithmetic" if name in ("+", "-", "*") else "function"
-        return self.bits("int", point) + self.bits(point, name)
-
-    def mod(self, modulus: int) -> float:
-        return self.bits("int", "mod") + elias_gamma_bits(modulus)
-
-    def compare(self, op: str) -> float:
-        return self.bits("bool", "compare") + self.bits("compare", op)
-
-    def bool_equality(self, op: str) -> float:
-        return self.bits("bool", "bool_equality") + self.bits("bool_equality", op)
-
-    def logic(self, op: str) -> float:
-        return self.bits("bool", op)
-
-    def set_head(self, size: int, negated: bool) -> float:
-        """``x in {...}`` of ``size`` values, its item and values excluded."""
-        membership = self.bits("in", "not in" if negated else "in")
-        return self.bits("bool", "in") + membership + elias_gamma_bits(size)
-
-
-@functools.cache
-def _costs(prior: ProductionPrior) -> _Costs:
-    return _Costs(prior)
 
 
 # -- grammars -------------------------------------------------------------------------
@@ -580,7 +521,7 @@ class _Store:
 @functools.cache
 def _set_table(grammar: Grammar) -> tuple[list, np.ndarray, dict[int, Node]]:
     """The literal sets of ``x in {...}`` (values, negated), their bits, and value nodes."""
-    costs = _costs(grammar.prior)
+    costs = grammar.prior.costs
     best = {v: (costs.literal(v), Num(v)) for v in grammar.numbers}
     for name in grammar.constants:  # a named constant can be cheaper than the literal
         value = CONSTANTS[name][1]
@@ -603,7 +544,7 @@ class _Enumerator:
 
     def __init__(self, grammar: Grammar, progress: Callable[[str], None] | None = None):
         self.grammar = g = grammar
-        self.costs = _costs(grammar.prior)
+        self.costs = grammar.prior.costs
         self.progress = progress
         self.slots, self.contexts = _contexts(g)
         n_ctx = len(self.contexts)

@@ -1,7 +1,7 @@
 """A Bayesian agent: exact inference over every rule of a grammar, up to a size.
 
 `BayesAgent` holds a posterior over the hypotheses of a
-`eleusis_lab.rules.enumerate.HypothesisSpace` (distinct behaviours of the rules of a
+`eleusis_lab.rules.space.HypothesisSpace` (distinct behaviours of the rules of a
 grammar, each with the prior mass of its formulas under the description-length prior),
 and of the one-card language (`agents.faces`: the sets of faces people name in one
 sentence, "only cards from 3 to 8", which the grammar prices beyond its space), plus
@@ -108,14 +108,10 @@ from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
-from eleusis_lab.rules.enumerate import (
-    Grammar,
-    HypothesisSpace,
-    build_space,
-    check_max_hypotheses,
-    get_grammar,
-)
+from eleusis_lab.rules.enumerate import build_space, check_max_hypotheses
+from eleusis_lab.rules.grammar import Grammar, get_grammar
 from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, get_prior
+from eleusis_lab.rules.space import HypothesisSpace
 
 __all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
 
@@ -311,7 +307,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     Parameters
     ----------
     grammar : str or Grammar
-        A preset of `eleusis_lab.rules.enumerate.GRAMMARS` or a `Grammar`: what the
+        A preset of `eleusis_lab.rules.grammar.GRAMMARS` or a `Grammar`: what the
         agent can conceive of. The default, ``relational``, is the standard grammar
         in which comparing one feature of two cards is cheap (`Grammar.copies`).
     max_hypotheses : int

@@ -44,7 +44,9 @@ from eleusis_lab.rules import Rule
 from eleusis_lab.rules.analysis import check_acceptable
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG
-from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import Grammar
+from eleusis_lab.rules.space import HypothesisSpace
 
 __all__ = ["game_equivalents", "identification", "main", "measure_build", "time_decisions"]
 

@@ -74,7 +74,8 @@ from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
-from eleusis_lab.rules.enumerate import Grammar, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import Grammar
 from eleusis_lab.rules.prior import ProductionPrior
 
 __all__ = ["SWITCHES", "ContextBayesAgent", "Switch"]

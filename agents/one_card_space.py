@@ -1,7 +1,7 @@
 """A hypothesis space with the one-card language added: extra columns of its verdict table.
 
 The Bayesian agents hold a posterior over the hypotheses of a
-`eleusis_lab.rules.enumerate.HypothesisSpace`, whose verdict table has one row per
+`eleusis_lab.rules.space.HypothesisSpace`, whose verdict table has one row per
 probe (a context and a face) and one bit per hypothesis. A rule of the one-card
 language (`agents.faces`) says at every probe ``(context, face)`` what its mask says of
 the face, so it fits the table as one more column. `with_one_card` returns a space
@@ -42,7 +42,7 @@ import numpy as np
 from agents.faces import face_mask, mask_verdicts, one_card_language
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.rules import Rule, parse
-from eleusis_lab.rules.enumerate import HypothesisSpace
+from eleusis_lab.rules.space import HypothesisSpace
 
 __all__ = ["OneCardSpace", "card_only_masks", "with_one_card"]
 

@@ -411,11 +411,10 @@ def _fewest_at_start(space) -> np.ndarray:
     rows = (_starter_rows(space)[:, None] * N_FACES + np.arange(N_FACES)).ravel()
     n = len(space)
     fewest = np.empty(n, dtype=np.int64)
-    block = 1 << 13  # hypotheses per block, a multiple of 8
+    block = 1 << 13  # hypotheses per block
     for start in range(0, n, block):
         stop = min(n, start + block)
-        packed = np.asarray(space.table[rows, start // 8 : -(-stop // 8)])
-        right = np.unpackbits(packed, axis=1, bitorder="little")[:, : stop - start]
+        right = space.verdict_rows(rows, start, stop)
         counts = right.reshape(-1, N_FACES, stop - start).sum(axis=1)
         fewest[start:stop] = counts.min(axis=0)
     return fewest

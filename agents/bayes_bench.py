@@ -155,7 +155,7 @@ def game_equivalents(space: HypothesisSpace, rule: Rule, starter: Card) -> np.nd
 
     def context(last: int, prev: int, outcome: int) -> int | None:
         values = {"last": last, "prev": prev, "outcome": outcome}
-        return space._context_ids.get(tuple(values[slot] for slot in space.slots))
+        return space.context_row(tuple(values[slot] for slot in space.slots))
 
     start = context(starter.face, NO_CARD, OUTCOME_NONE)
     seen, frontier = {start}, [start]

@@ -260,7 +260,17 @@ class HypothesisSpace(PackedVerdicts):
 
     def context_index(self, context: Context) -> int | None:
         """The row of ``contexts`` for a game context, or None if the space has none."""
-        return self._context_ids.get(tuple(context.slot(slot) for slot in self.slots))
+        return self.context_row(tuple(context.slot(slot) for slot in self.slots))
+
+    def context_row(self, values: tuple[int, ...]) -> int | None:
+        """The row of ``contexts`` holding these slot values (in `slots` order), or None.
+
+        >>> from eleusis_lab.rules.enumerate import build_space
+        >>> space = build_space("verdict", max_hypotheses=50, cache=False)
+        >>> space.slots, space.context_row((12, 1)), space.contexts[space.context_row((12, 1))]
+        (('last', 'outcome'), 37, array([12,  1]))
+        """
+        return self._context_ids.get(values)
 
     def index_of(self, rule: Rule) -> int | None:
         """The hypothesis with the same behaviour as ``rule``, or None if there is none.

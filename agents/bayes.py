@@ -1,7 +1,7 @@
 """A Bayesian agent: exact inference over every rule of a grammar, up to a size.
 
 `BayesAgent` holds a posterior over the hypotheses of a
-`eleusis_lab.rules.enumerate.HypothesisSpace` (distinct behaviours of the rules of a
+`eleusis_lab.rules.space.HypothesisSpace` (distinct behaviours of the rules of a
 grammar, each with the prior mass of its formulas under the description-length prior),
 and of the one-card language (`agents.faces`: the sets of faces people name in one
 sentence, "only cards from 3 to 8", which the grammar prices beyond its space), plus
@@ -108,14 +108,10 @@ from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
-from eleusis_lab.rules.enumerate import (
-    Grammar,
-    HypothesisSpace,
-    build_space,
-    check_max_hypotheses,
-    get_grammar,
-)
+from eleusis_lab.rules.enumerate import build_space, check_max_hypotheses
+from eleusis_lab.rules.grammar import Grammar, get_grammar
 from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, get_prior
+from eleusis_lab.rules.space import HypothesisSpace, unpack_verdicts
 
 __all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
 
@@ -133,12 +129,11 @@ _LEADERS = 256  # most probable hypotheses that tell whether a play can teach mo
 class _Posterior:
     """Unnormalised weights of the hypotheses (all, or the active ones), and the rest."""
 
-    __slots__ = ("weights", "active", "byte", "shift", "total", "fallback", "rate")
+    __slots__ = ("weights", "active", "position", "total", "fallback", "rate")
 
-    def __init__(self, weights, active, total, fallback, rate):
+    def __init__(self, weights, active, position, total, fallback, rate):
         self.weights, self.active = weights, active
-        if active is not None:  # where each active hypothesis sits in a packed table row
-            self.byte, self.shift = active >> 3, (active & 7).astype(np.uint8)
+        self.position = position  # where each active hypothesis sits in a table row
         self.total, self.fallback, self.rate = total, fallback, rate
 
 
@@ -301,8 +296,7 @@ def _log_prior(space, prior: str, unacceptable: float, whole: bool, acceptabilit
 
 def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
     """For each hypothesis, whether it calls some face right in some context."""
-    rows = np.bitwise_or.reduce(space.table, axis=0)
-    return np.unpackbits(rows, bitorder="little")[: len(space)].astype(bool)
+    return unpack_verdicts(np.bitwise_or.reduce(space.table, axis=0), len(space))
 
 
 class BayesAgent(SoloDeclaring, LearningAgent):
@@ -311,7 +305,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     Parameters
     ----------
     grammar : str or Grammar
-        A preset of `eleusis_lab.rules.enumerate.GRAMMARS` or a `Grammar`: what the
+        A preset of `eleusis_lab.rules.grammar.GRAMMARS` or a `Grammar`: what the
         agent can conceive of. The default, ``relational``, is the standard grammar
         in which comparing one feature of two cards is cheap (`Grammar.copies`).
     max_hypotheses : int
@@ -427,7 +421,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         space = with_one_card(space, resolve_one_card(self.one_card, self._game()))
         self.space_ = space
         n = len(space)
-        padded = -(-n // 8) * 8
+        padded = space.padded_size  # the hypotheses' arrays line up with the table's rows
         log_prior = base_log_prior(
             space, self.prior, self.unacceptable, acceptability=self._acceptability()
         )
@@ -465,9 +459,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     # -- learning -----------------------------------------------------------------------
 
     def _count(self, probe: int, right: bool) -> None:
-        verdicts = np.unpackbits(self.space_.table[probe], bitorder="little")
+        verdicts = self.space_.verdict_rows(probe, stop=self.space_.padded_size)
         if right:
-            np.bitwise_xor(verdicts, 1, out=verdicts)  # a mismatch: the hypothesis said wrong
+            np.logical_not(verdicts, out=verdicts)  # a mismatch: the hypothesis said wrong
         np.add(self.mismatches_, verdicts, out=self.mismatches_)
 
     def learn(self, context: Context, card: Card, right: bool) -> None:
@@ -530,6 +524,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.posterior_cache_ = _Posterior(
             weights,
             active,
+            None if active is None else self.space_.bit_position(active),
             float(weights.sum(dtype=np.float64)),
             math.exp(fallback_logw - top),
             (self.n_right_ + 1) / (len(self.history_) + 2),
@@ -541,16 +536,16 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     @limited_threads
     def _said_right(self, probes: np.ndarray) -> np.ndarray:
         """Posterior weight of the hypotheses that say each probe is right."""
-        post, table = self._posterior(), self.space_.table
+        post, space = self._posterior(), self.space_
         if post.active is None:
             return np.array(
                 [
-                    float(np.dot(post.weights, np.unpackbits(table[p], bitorder="little")))
+                    float(np.dot(post.weights, space.verdict_rows(p, stop=space.padded_size)))
                     for p in probes
                 ]
             )
-        bits = (table[probes[:, None], post.byte] >> post.shift) & 1
-        return bits.astype(np.float32) @ post.weights
+        said = space.verdict_bits(probes[:, None], post.position)
+        return said.astype(np.float32) @ post.weights
 
     def _right_probabilities(self, context: Context, faces) -> np.ndarray:
         """P(right) of each face in ``context``, vectorised over hypotheses."""
@@ -616,18 +611,17 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         hypotheses = top if post.active is None else post.active[top]
         keep = hypotheses < len(self.space_)
         hypotheses, weights = hypotheses[keep], post.weights[top[keep]]
-        byte, shift = hypotheses >> 3, (hypotheses & 7).astype(np.uint8)
-        table, faces = self.space_.table, np.arange(N_FACES)
+        at, faces = self.space_.bit_position(hypotheses), np.arange(N_FACES)
         for i, card in enumerate(hand):
             after = self.space_.context_index(Context((*context.main_line, card), True))
             if after is None:
                 continue
-            says_right = (table[index * N_FACES + card.face, byte] >> shift) & 1
+            says_right = self.space_.verdict_bits(index * N_FACES + card.face, at)
             conditioned = weights * says_right
             total = conditioned.sum()
             if total <= 0:
                 continue
-            nexts = (table[after * N_FACES + faces[:, None], byte] >> shift) & 1
+            nexts = self.space_.verdict_bits(after * N_FACES + faces[:, None], at)
             p_next = (nexts.astype(np.float32) @ conditioned) / total
             playable = faces != card.face  # the card just played is on the line
             if context.main_line:
@@ -641,7 +635,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         if hypothesis is None or index is None:
             return p_right
         faces = index * N_FACES + np.array([card.face for card in hand])
-        said = (self.space_.table[faces, hypothesis >> 3] >> (hypothesis & 7)) & 1
+        said = self.space_.verdict_bits(faces, hypothesis)
         # Among the cards the drawn hypothesis says are right, prefer the likelier ones.
         return said + 1e-3 * p_right if said.any() else p_right
 
@@ -732,11 +726,8 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         keep = hypotheses < len(self.space_)
         hypotheses, top = hypotheses[keep], top[keep]
         probes = index * N_FACES + np.asarray(faces)
-        said = (
-            self.space_.table[probes[None, :], hypotheses[:, None] >> 3]
-            >> (hypotheses[:, None] & 7)
-        ) & 1
-        return post.weights[top] / (post.total + post.fallback), said.astype(bool)
+        said = self.space_.verdict_bits(probes[None, :], hypotheses[:, None])
+        return post.weights[top] / (post.total + post.fallback), said
 
     def _refute(self, hypothesis: int) -> None:
         self.refuted_.append(hypothesis)

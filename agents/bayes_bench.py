@@ -44,7 +44,9 @@ from eleusis_lab.rules import Rule
 from eleusis_lab.rules.analysis import check_acceptable
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG
-from eleusis_lab.rules.enumerate import Grammar, HypothesisSpace, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import Grammar
+from eleusis_lab.rules.space import HypothesisSpace, unpack_verdicts
 
 __all__ = ["game_equivalents", "identification", "main", "measure_build", "time_decisions"]
 
@@ -153,7 +155,7 @@ def game_equivalents(space: HypothesisSpace, rule: Rule, starter: Card) -> np.nd
 
     def context(last: int, prev: int, outcome: int) -> int | None:
         values = {"last": last, "prev": prev, "outcome": outcome}
-        return space._context_ids.get(tuple(values[slot] for slot in space.slots))
+        return space.context_row(tuple(values[slot] for slot in space.slots))
 
     start = context(starter.face, NO_CARD, OUTCOME_NONE)
     seen, frontier = {start}, [start]
@@ -179,7 +181,7 @@ def game_equivalents(space: HypothesisSpace, rule: Rule, starter: Card) -> np.nd
             if slot in column and row[column[slot]] != NO_CARD:
                 disagree[row[column[slot]]] = 0
         differ |= np.bitwise_or.reduce(disagree, axis=0)
-    return np.unpackbits(~differ, bitorder="little")[: len(space)].astype(bool)
+    return unpack_verdicts(~differ, len(space))
 
 
 class _Watched(BayesAgent):

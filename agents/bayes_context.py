@@ -74,7 +74,8 @@ from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.rules import Context, parse
-from eleusis_lab.rules.enumerate import Grammar, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import Grammar
 from eleusis_lab.rules.prior import ProductionPrior
 
 __all__ = ["SWITCHES", "ContextBayesAgent", "Switch"]
@@ -409,9 +410,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         self.rights_ += right
         said_right = None
         if probe >= 0:
-            said_right = np.unpackbits(self.space_.table[probe], bitorder="little")[
-                : len(self.space_)
-            ]
+            said_right = self.space_.verdict_rows(probe)
         for s, value in enumerate(values):
             if value is None:  # the switch reads what is not there: every card is right
                 self.fixed_mismatches_[s] += not right
@@ -512,13 +511,13 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         for s in switched:
             cell = self.first_cell_[s] + values[s]
             cells.setdefault(self._prior_key(cell), [cell, 0.0])[1] += weights[s]
-        rows = np.unpackbits(self.space_.table[index * N_FACES + faces], axis=1, bitorder="little")
+        rows = self.space_.verdict_rows(index * N_FACES + faces)
         # P(right) is linear in each cell's posterior: mix the posteriors, then one product
         mixture, total = np.zeros(len(self.space_), np.float32), 0.0
         for cell, weight in cells.values():
             mixture += np.float32(weight) * self._cell(cell)[1]
             total += weight
-        said = np.clip(rows[:, : len(self.space_)].astype(np.float32) @ mixture, 0.0, total)
+        said = np.clip(rows.astype(np.float32) @ mixture, 0.0, total)
         return mixed + (1 - self.noise) * said + self.noise * (total - said)
 
     def predict_faces(self, context: Context) -> np.ndarray:
@@ -565,11 +564,11 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             for cell in range(first, first + len(self.switches_[s].conditions)):
                 tops[cell] = self._top(cell, min(_LOOKAHEAD, len(self.space_)))
         hypotheses = np.unique(np.concatenate(list(tops.values())))
-        byte, shift = hypotheses >> 3, (hypotheses & 7).astype(np.uint8)
+        at = self.space_.bit_position(hypotheses)
         posteriors = {cell: self._cell(cell)[1][hypotheses] for cell in tops}
-        table, faces = self.space_.table, np.arange(N_FACES)
+        faces = np.arange(N_FACES)
         for i, card in enumerate(hand):
-            now = ((table[index * N_FACES + card.face, byte] >> shift) & 1).astype(np.float32)
+            now = self.space_.verdict_bits(index * N_FACES + card.face, at).astype(np.float32)
             after_context = Context((*context.main_line, card), True)
             after = self.space_.context_index(after_context)
             if after is None:
@@ -595,7 +594,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
                     mixed.append(w)
             if not columns:
                 continue
-            nexts = (table[after * N_FACES + faces[:, None], byte] >> shift) & 1
+            nexts = self.space_.verdict_bits(after * N_FACES + faces[:, None], at)
             said = nexts.astype(np.float32) @ np.stack(columns, axis=1)
             p_next = (said @ np.array(mixed) + fixed) / (sum(mixed) + fixed)
             playable = faces != card.face  # the card just played is on the line
@@ -714,7 +713,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
                 said.append(np.ones(len(faces), dtype=bool))
             else:
                 h = rules[values[s]]
-                said.append(((self.space_.table[probes, h >> 3] >> (h & 7)) & 1).astype(bool))
+                said.append(self.space_.verdict_bits(probes, h))
         return np.array(probabilities), np.array(said).reshape(len(said), len(faces))
 
     def _refute(self, key: tuple) -> None:

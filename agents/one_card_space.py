@@ -1,7 +1,7 @@
 """A hypothesis space with the one-card language added: extra columns of its verdict table.
 
 The Bayesian agents hold a posterior over the hypotheses of a
-`eleusis_lab.rules.enumerate.HypothesisSpace`, whose verdict table has one row per
+`eleusis_lab.rules.space.HypothesisSpace`, whose verdict table has one row per
 probe (a context and a face) and one bit per hypothesis. A rule of the one-card
 language (`agents.faces`) says at every probe ``(context, face)`` what its mask says of
 the face, so it fits the table as one more column. `with_one_card` returns a space
@@ -42,7 +42,13 @@ import numpy as np
 from agents.faces import face_mask, mask_verdicts, one_card_language
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.rules import Rule, parse
-from eleusis_lab.rules.enumerate import HypothesisSpace
+from eleusis_lab.rules.space import (
+    HypothesisSpace,
+    PackedVerdicts,
+    pack_verdicts,
+    packed_width,
+    unpack_verdicts,
+)
 
 __all__ = ["OneCardSpace", "card_only_masks", "with_one_card"]
 
@@ -59,19 +65,19 @@ def card_only_masks(space: HypothesisSpace) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(red in which), space.index_of(parse("red(last)")) in which
     (True, False)
     """
-    n = len(space)
     table = space.table.reshape(len(space.contexts), N_FACES, -1)
     varies = np.bitwise_or.reduce(np.bitwise_or.reduce(table ^ table[:1], axis=0), axis=0)
-    which = np.flatnonzero(np.unpackbits(varies, bitorder="little")[:n] == 0)
-    verdicts = np.unpackbits(table[0], axis=1, bitorder="little")[:, which]  # (52, k)
-    return which, face_mask(verdicts.T.astype(bool))
+    which = np.flatnonzero(~unpack_verdicts(varies, len(space)))
+    verdicts = space.verdict_rows(np.arange(N_FACES))[:, which]  # (52, k): the first context
+    return which, face_mask(verdicts.T)
 
 
-class OneCardSpace:
+class OneCardSpace(PackedVerdicts):
     """A base space followed by the face sets of the one-card language it lacks.
 
-    It answers as a `HypothesisSpace` (``table``, ``log_prior``, ``bits``,
-    ``fewest_right``, ``context_index``, ``index_of``, ``text`` ...); hypotheses
+    It answers as a `HypothesisSpace` (``table``, read as `PackedVerdicts`,
+    ``log_prior``, ``bits``, ``fewest_right``, ``context_index``, ``index_of``,
+    ``text`` ...); hypotheses
     ``0 .. len(base) - 1`` are the base space's, in its order, the rest are the added
     face sets (``masks``, ``texts``); ``held_texts`` writes the face sets the base holds
     whose sentence is likelier than the base's formula. ``bits`` is the length of a
@@ -181,16 +187,15 @@ def _extend(base: HypothesisSpace, masks: np.ndarray) -> np.ndarray:
     probe is its bit for the probe's face, whatever the context)."""
     n, n_contexts = len(base), len(base.contexts)
     added = mask_verdicts(masks).T  # (52, m): face x added hypothesis
-    width = -(-(n + len(masks)) // 8)
-    if n % 8 == 0:  # the added columns start on a byte: pack them once for all contexts
-        packed = np.packbits(added, axis=1, bitorder="little")
+    start = base.bit_position(n)
+    if start.shift == 0:  # the added columns start on a byte: pack them once for all contexts
+        packed = pack_verdicts(added)
         block = np.broadcast_to(packed, (n_contexts, *packed.shape)).reshape(-1, packed.shape[1])
-        return np.ascontiguousarray(np.concatenate([base.table[:, : n // 8], block], axis=1))
-    table = np.empty((n_contexts * N_FACES, width), dtype=np.uint8)
+        return np.ascontiguousarray(np.concatenate([base.table[:, : start.byte], block], axis=1))
+    table = np.empty((n_contexts * N_FACES, packed_width(n + len(masks))), dtype=np.uint8)
     for c in range(n_contexts):
         rows = slice(c * N_FACES, (c + 1) * N_FACES)
-        bits = np.unpackbits(base.table[rows], axis=1, bitorder="little")[:, :n]
-        table[rows] = np.packbits(np.concatenate([bits, added], axis=1), axis=1, bitorder="little")
+        table[rows] = pack_verdicts(np.concatenate([base.verdict_rows(rows), added], axis=1))
     return table
 
 

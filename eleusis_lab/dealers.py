@@ -30,7 +30,7 @@ Kinds
 Generated rules
 ---------------
 Band, spread and adaptive dealers draw from a *pool*: the ``size`` most probable
-behaviours of a grammar of `eleusis_lab.rules.enumerate` (the ``standard`` preset by
+behaviours of a grammar of `eleusis_lab.rules.grammar` (the ``standard`` preset by
 default, the grammar the Bayesian agents use), each as its shortest formula, keeping
 the rules that pass `check_acceptable` (at least 13 of the 52 faces right in every
 reachable context), with their four `complexity` figures. A pool is built once per
@@ -74,7 +74,8 @@ from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK, check_acceptable
 from eleusis_lab.rules.catalog import acceptable_rules, catalog
 from eleusis_lab.rules.complexity import Complexity, complexity
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE
-from eleusis_lab.rules.enumerate import DEFAULT_GRAMMAR, GRAMMARS, Grammar, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS, Grammar
 from eleusis_lab.rules.parser import RuleSyntaxError
 from eleusis_lab.rules.reach import TooManyContexts
 from eleusis_lab.rules.rule import Rule, parse
@@ -410,11 +411,10 @@ def _fewest_at_start(space) -> np.ndarray:
     rows = (_starter_rows(space)[:, None] * N_FACES + np.arange(N_FACES)).ravel()
     n = len(space)
     fewest = np.empty(n, dtype=np.int64)
-    block = 1 << 13  # hypotheses per block, a multiple of 8
+    block = 1 << 13  # hypotheses per block
     for start in range(0, n, block):
         stop = min(n, start + block)
-        packed = np.asarray(space.table[rows, start // 8 : -(-stop // 8)])
-        right = np.unpackbits(packed, axis=1, bitorder="little")[:, : stop - start]
+        right = space.verdict_rows(rows, start, stop)
         counts = right.reshape(-1, N_FACES, stop - start).sum(axis=1)
         fewest[start:stop] = counts.min(axis=0)
     return fewest
@@ -438,8 +438,9 @@ def _pool(grammar: Grammar, size: int, acceptable_only: bool = True) -> _Pool:
 
 #: The modules of the rule language and its analysis, whose code a pool's figures follow.
 _ANALYSIS = (
-    "analysis", "ast", "check", "complexity", "context", "enumerate", "evaluate",
-    "parser", "printer", "prior", "reach", "rule",
+    "analysis", "ast", "check", "complexity", "context", "enumerate", "enumerator",
+    "evaluate", "formula_graph", "grammar", "parser", "printer", "prior", "reach",
+    "row_hash", "rule", "space",
 )  # fmt: skip
 
 
@@ -489,7 +490,7 @@ def rule_pool(
     Parameters
     ----------
     grammar : str or Grammar, optional
-        A preset of `eleusis_lab.rules.enumerate.GRAMMARS`; ``"standard"`` by default.
+        A preset of `eleusis_lab.rules.grammar.GRAMMARS`; ``"standard"`` by default.
     size : int
         How many hypotheses to enumerate, before the acceptability test.
     acceptable_only : bool
@@ -751,7 +752,7 @@ class BandDealer(_PoolDealer):
         The band, ``low`` included, ``high`` excluded.
     grammar : str or Grammar
         The grammar of the pool (a preset name of
-        `eleusis_lab.rules.enumerate.GRAMMARS`).
+        `eleusis_lab.rules.grammar.GRAMMARS`).
     size : int
         How many hypotheses the pool enumerates, before the acceptability test.
 

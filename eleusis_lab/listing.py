@@ -3,7 +3,7 @@
 Every list is read from where its names are registered, never copied: agents from the
 entry-point registries (`eleusis_lab.registry.AGENTS` and the Secrets players of
 `eleusis_lab.secrets_agent`), games from the ``play`` command's table, dealers from
-`eleusis_lab.dealers.KINDS`, grammars from `eleusis_lab.rules.enumerate.GRAMMARS` and
+`eleusis_lab.dealers.KINDS`, grammars from `eleusis_lab.rules.grammar.GRAMMARS` and
 rules from the catalog.
 
 >>> dict(listing("dealers"))["fixed"]
@@ -61,7 +61,7 @@ def _dealers() -> list[tuple[str, str]]:
 def describe_grammar(grammar) -> str:
     """What a grammar's rules can read and compute, in one line.
 
-    >>> from eleusis_lab.rules.enumerate import GRAMMARS
+    >>> from eleusis_lab.rules.grammar import GRAMMARS
     >>> describe_grammar(GRAMMARS["colours_suits"])
     'cards card, last; features suit, color; predicates red, black; +; mod 2, 4'
     """
@@ -84,7 +84,7 @@ def describe_grammar(grammar) -> str:
 
 
 def _grammars() -> list[tuple[str, str]]:
-    from eleusis_lab.rules.enumerate import DEFAULT_GRAMMAR, GRAMMARS
+    from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS
 
     return [
         (name, describe_grammar(grammar) + (" (the default)" if name == DEFAULT_GRAMMAR else ""))

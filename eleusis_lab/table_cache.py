@@ -3,7 +3,7 @@
 The dealer's rule pool (`eleusis_lab.dealers.rule_pool`) judges thousands of generated
 rules; every process of a run (the main one and each worker) built it again, 2-7 s
 each. `cached_table` keeps such a table as Parquet beside the hypothesis spaces
-(`eleusis_lab.rules.enumerate.cache_dir`; ``ELEUSIS_LAB_CACHE=off`` keeps it in memory
+(`eleusis_lab.rules.space_cache.cache_dir`; ``ELEUSIS_LAB_CACHE=off`` keeps it in memory
 only). Its file name is a hash of what the table depends on: the caller's key and the
 source code of the modules that compute it, so a change to either builds a new table
 instead of reading a stale one. A file that cannot be read back as the table it should
@@ -35,7 +35,7 @@ from types import ModuleType
 
 import pandas as pd
 
-from eleusis_lab.rules.enumerate import cache_dir
+from eleusis_lab.rules.space_cache import cache_dir
 from eleusis_lab.storage import write_atomically
 
 __all__ = ["cached_table", "table_path"]

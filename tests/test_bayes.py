@@ -15,7 +15,8 @@ from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import play_classic
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.analysis import equivalent
-from eleusis_lab.rules.enumerate import Grammar, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import Grammar
 from eleusis_lab.testing import check_agent
 
 # Six hypotheses: true, false, red(card), face(card), not red(card), not face(card).
@@ -295,7 +296,7 @@ def test_fallback_zero_and_uniform_prior_still_work():
 def test_game_equivalents_cannot_tell_rules_apart_on_the_cards_already_on_the_line():
     from agents.bayes_bench import game_equivalents
     from eleusis_lab.cards import parse_card
-    from eleusis_lab.rules.enumerate import Grammar
+    from eleusis_lab.rules.grammar import Grammar
 
     grammar = Grammar(
         name="ranks_suits_equal",

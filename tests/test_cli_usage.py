@@ -14,7 +14,7 @@ from eleusis_lab.cli import build_parser, main
 from eleusis_lab.dealers import KINDS
 from eleusis_lab.registry import available_agents
 from eleusis_lab.rules.catalog import catalog
-from eleusis_lab.rules.enumerate import GRAMMARS
+from eleusis_lab.rules.grammar import GRAMMARS
 from eleusis_lab.secrets_agent import SECRETS_AGENTS
 
 ROOT = Path(__file__).resolve().parents[1]

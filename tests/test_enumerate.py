@@ -10,13 +10,9 @@ import pytest
 from eleusis_lab.cards import parse_card, parse_cards
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.complexity import description_bits
-from eleusis_lab.rules.enumerate import (
-    GRAMMARS,
-    Grammar,
-    _cached_space,
-    build_space,
-    get_grammar,
-)
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import GRAMMARS, Grammar, get_grammar
+from eleusis_lab.rules.space_cache import cached_space
 
 # Small grammars that between them use every production and every source of undefined
 # values (previous verdict before any play, no card two back, an empty main line).
@@ -190,11 +186,11 @@ def test_a_small_grammar_stops_when_it_has_every_behaviour():
 
 def test_disk_cache_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("ELEUSIS_LAB_CACHE", str(tmp_path))
-    _cached_space.cache_clear()
+    cached_space.cache_clear()
     try:
         built = build_space("colours_suits", 300)
         assert list((tmp_path / "spaces").iterdir())
-        _cached_space.cache_clear()
+        cached_space.cache_clear()
         loaded = build_space("colours_suits", 300)
         assert loaded is not built
         assert isinstance(loaded.table.base, np.memmap)  # a plain view of the shared map
@@ -204,16 +200,16 @@ def test_disk_cache_round_trip(tmp_path, monkeypatch):
         ]
         assert loaded.index_of(parse("red(card)")) == built.index_of(parse("red(card)"))
     finally:
-        _cached_space.cache_clear()
+        cached_space.cache_clear()
 
 
 def test_cache_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("ELEUSIS_LAB_CACHE", "off")
-    _cached_space.cache_clear()
+    cached_space.cache_clear()
     try:
         assert build_space("colours_suits", 50) is build_space("colours_suits", 50)
     finally:
-        _cached_space.cache_clear()
+        cached_space.cache_clear()
 
 
 def test_grammar_checks_its_vocabulary():

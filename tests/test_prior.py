@@ -10,7 +10,8 @@ import pytest
 
 from eleusis_lab.rules import parse
 from eleusis_lab.rules.complexity import description_bits
-from eleusis_lab.rules.enumerate import build_space, get_grammar
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.grammar import get_grammar
 from eleusis_lab.rules.prior import (
     CHOICES,
     UNIFORM,

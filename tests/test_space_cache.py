@@ -6,7 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
-from eleusis_lab.rules.enumerate import CacheWarning, _cached_space, _digest, build_space
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.rules.space_cache import CacheWarning, array_digest, cached_space
 
 GRAMMAR, SIZE = "colours_suits", 300
 
@@ -15,12 +16,12 @@ GRAMMAR, SIZE = "colours_suits", 300
 def cache(tmp_path, monkeypatch):
     """An empty disk cache and an empty in-process cache; the entry's folder."""
     monkeypatch.setenv("ELEUSIS_LAB_CACHE", str(tmp_path))
-    _cached_space.cache_clear()
+    cached_space.cache_clear()
     build_space(GRAMMAR, SIZE)
-    _cached_space.cache_clear()
+    cached_space.cache_clear()
     (entry,) = (tmp_path / "spaces").iterdir()
     yield entry
-    _cached_space.cache_clear()
+    cached_space.cache_clear()
 
 
 def _truncate(entry, name, keep):
@@ -60,7 +61,8 @@ def _forged_shape(entry):
     table = np.load(entry / "table.npy")[:-52]
     np.save(entry / "table.npy", table)
     _meta(
-        entry, lambda m: m["arrays"]["table"].update(shape=list(table.shape), sha256=_digest(table))
+        entry,
+        lambda m: m["arrays"]["table"].update(shape=list(table.shape), sha256=array_digest(table)),
     )
 
 
@@ -96,7 +98,7 @@ def test_a_damaged_entry_is_rebuilt_with_a_warning(cache, damage):
     assert [rebuilt.text(i) for i in range(len(rebuilt))] == [
         fresh.text(i) for i in range(len(fresh))
     ]
-    _cached_space.cache_clear()  # the repaired entry now loads without a word
+    cached_space.cache_clear()  # the repaired entry now loads without a word
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         again = build_space(GRAMMAR, SIZE)

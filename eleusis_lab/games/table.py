@@ -153,7 +153,7 @@ def dealable_rules(dealer: Any) -> tuple[list[Rule] | None, Any]:
     -------
     (rules, grammar)
         ``rules``: every rule a fixed or catalog dealer may deal (None for other
-        dealers); ``grammar``: the `eleusis_lab.rules.enumerate.Grammar` a pool dealer
+        dealers); ``grammar``: the `eleusis_lab.rules.grammar.Grammar` a pool dealer
         (band, spread, adaptive) draws from (None for other dealers).
 
     Examples
@@ -167,7 +167,7 @@ def dealable_rules(dealer: Any) -> tuple[list[Rule] | None, Any]:
 
     from eleusis_lab.dealers import CatalogDealer, FixedDealer
     from eleusis_lab.rules.catalog import acceptable_rules, catalog
-    from eleusis_lab.rules.enumerate import GRAMMARS, Grammar
+    from eleusis_lab.rules.grammar import GRAMMARS, Grammar
 
     if isinstance(dealer, FixedDealer):
         return [dealer.choose_rule(np.random.default_rng(0)).rule], None

@@ -44,8 +44,8 @@ Compiled = Callable[[dict], tuple[np.ndarray, np.ndarray | None]]
 _IS_RANK_PRIME = np.zeros(14, dtype=bool)
 _IS_RANK_PRIME[[2, 3, 5, 7, 11, 13]] = True
 
-# A predicate on a card face; the int variant reads an integer as a rank.
-_PREDICATES_ON_FACE = {
+#: The predicates on a card face, as a table of the 52 faces (``red``, ``odd`` ...).
+PREDICATES_ON_FACE = {
     "red": COLOR == 1,
     "black": COLOR == 0,
     "odd": PARITY == 1,
@@ -56,7 +56,8 @@ _PREDICATES_ON_FACE = {
     "high": RANK >= 8,
     "prime": PRIME == 1,
 }
-_PREDICATES_ON_INT = {
+#: The predicates on a number (``odd``, ``even``, ``prime``), reading it as a rank.
+PREDICATES_ON_INT = {
     "odd": lambda x: x % 2 == 1,
     "even": lambda x: x % 2 == 0,
     "prime": lambda x: _IS_RANK_PRIME[np.clip(x, 0, 13)] & (x >= 0) & (x <= 13),
@@ -181,12 +182,12 @@ def _compile_call(node: Call) -> Compiled:
     if func in INT_FEATURES:
         table, (arg,) = FEATURES[func], args
         return lambda env: _apply(table, arg(env))
-    if func in _PREDICATES_ON_FACE:
+    if func in PREDICATES_ON_FACE:
         (arg,) = args
         if _card_types(node.args[0]):
-            table = _PREDICATES_ON_FACE[func]
+            table = PREDICATES_ON_FACE[func]
             return lambda env: _apply(table, arg(env))
-        on_int = _PREDICATES_ON_INT[func]
+        on_int = PREDICATES_ON_INT[func]
 
         def predicate(env):
             value, undefined = arg(env)

@@ -62,6 +62,7 @@ __all__ = [
     "COPY_BITS",
     "MIRRORS",
     "UNIFORM",
+    "ProductionCosts",
     "ProductionPrior",
     "count_productions",
     "elias_gamma_bits",
@@ -160,21 +161,27 @@ class ProductionPrior:
             math.isclose(p, 1 / len(values)) for _, values in self.probabilities for p in values
         )
 
+    @functools.cached_property
+    def costs(self) -> ProductionCosts:
+        """What each production the enumerator builds costs under this prior."""
+        return ProductionCosts(self)
+
     def _internal_bits(self) -> Iterator[tuple[str, str, float]]:
         """The own cost of every production with children (its children excluded)."""
-        bits = self.bits
-        for kind in ("and", "or", "not", "if"):
-            yield "bool", kind, bits("bool", kind)
+        costs = self.costs
+        for kind in ("and", "or", "not"):
+            yield "bool", kind, costs.logic(kind)
+        yield "bool", "if", costs.conditional
         for op in COMPARISONS:
-            yield "compare", op, bits("bool", "compare") + bits("compare", op)
+            yield "compare", op, costs.compare(op)
         for op in CHOICES["bool_equality"]:
-            yield "bool_equality", op, bits("bool", "bool_equality") + bits("bool_equality", op)
-        for kind in ("negation", "if"):
-            yield "int", kind, bits("int", kind)
+            yield "bool_equality", op, costs.bool_equality(op)
+        yield "int", "negation", costs.negation
+        yield "int", "if", self.bits("int", "if")
         for op in CHOICES["arithmetic"]:
-            yield "arithmetic", op, bits("int", "arithmetic") + bits("arithmetic", op)
+            yield "arithmetic", op, costs.number_op(op)
         for name in CHOICES["function"]:
-            yield "function", name, bits("int", "function") + bits("function", name)
+            yield "function", name, costs.number_op(name)
 
     def to_json(self) -> dict:
         """The prior as plain data (`load_prior` reads it back)."""
@@ -183,6 +190,67 @@ class ProductionPrior:
     def save(self, path: str | Path) -> None:
         """Write the prior as JSON (`load_prior` reads it back)."""
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+
+class ProductionCosts:
+    """The bits of each production the enumerator builds, under a prior (its children
+    excluded): the sums `productions` writes out, as
+    `eleusis_lab.rules.complexity.description_bits` adds them (tests check they agree).
+
+    >>> costs = UNIFORM.costs
+    >>> round(costs.predicate("red", "card"), 2)  # log2(9 * 9 * 3): kind, predicate, card
+    7.92
+    >>> costs.literal(0) == UNIFORM.bits("int", "atom") + UNIFORM.bits("int_atom", "literal") + 1
+    True
+    """
+
+    def __init__(self, prior: ProductionPrior):
+        self.bits = bits = prior.bits
+        self.int_atom = bits("int", "atom")
+        self.negation = bits("int", "negation")
+        self.conditional = bits("bool", "if")
+
+    def literal(self, value: int) -> float:
+        return self.int_atom + self.bits("int_atom", "literal") + elias_gamma_bits(value + 1)
+
+    def constant(self, name: str) -> float:
+        return self.int_atom + self.bits("int_atom", "constant") + self.bits("constant", name)
+
+    def feature(self, feature: str, card: str) -> float:
+        return self.bits("int", "feature") + self.bits("feature", feature) + self.bits("card", card)
+
+    def bool_atom(self, name: str) -> float:
+        return self.bits("bool", "atom") + self.bits("bool_atom", name)
+
+    def predicate(self, name: str, argument: str) -> float:
+        """A predicate on a card (``argument`` names it) or on a number (``"int"``);
+        the card's own bits included, the number's not."""
+        bits = self.bits("bool", "predicate") + self.bits("predicate", name)
+        if len(PREDICATES[name]) > 1:
+            bits += self.bits("predicate_argument", "int" if argument == "int" else "card")
+        return bits + (self.bits("card", argument) if argument != "int" else 0.0)
+
+    def number_op(self, name: str) -> float:
+        """``+ - *`` or a function (``abs``, ``min``, ``max``)."""
+        point = "arithmetic" if name in ("+", "-", "*") else "function"
+        return self.bits("int", point) + self.bits(point, name)
+
+    def mod(self, modulus: int) -> float:
+        return self.bits("int", "mod") + elias_gamma_bits(modulus)
+
+    def compare(self, op: str) -> float:
+        return self.bits("bool", "compare") + self.bits("compare", op)
+
+    def bool_equality(self, op: str) -> float:
+        return self.bits("bool", "bool_equality") + self.bits("bool_equality", op)
+
+    def logic(self, op: str) -> float:
+        return self.bits("bool", op)
+
+    def set_head(self, size: int, negated: bool) -> float:
+        """``x in {...}`` of ``size`` values, its item and values excluded."""
+        membership = self.bits("in", "not in" if negated else "in")
+        return self.bits("bool", "in") + membership + elias_gamma_bits(size)
 
 
 UNIFORM = ProductionPrior("hand-set")

@@ -48,8 +48,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eleusis_lab.rules.complexity import DEFAULT_MEASURE, complexity_columns
+
 __all__ = [
-    "COMPLEXITY_COLUMNS",
     "GAME_KEYS",
     "NO_PLAY_GAMES",
     "PLAY_KINDS",
@@ -67,10 +68,15 @@ __all__ = [
     "wilson_ci",
 ]
 
+
+def __getattr__(name: str) -> Any:
+    if name == "COMPLEXITY_COLUMNS":  # the rule complexity columns of a results table,
+        return complexity_columns()  # one per measure registered when it is named
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: The columns that identify one game of a results table (those present are used).
 GAME_KEYS = ("experiment", "cell", "game")
-#: The rule complexity columns of a results table (`eleusis_lab.shards.ROW_SCHEMA`).
-COMPLEXITY_COLUMNS = ("rule_bits", "rule_nodes", "rule_acceptance", "rule_classes")
 #: A prediction says "right" when its probability is at least this (as Delphi's token).
 PREDICTION_THRESHOLD = 0.5
 #: Event kinds that are a seat's own play (`eleusis_lab.agent.Event.kind`): one card, or
@@ -301,7 +307,7 @@ def _measure_column(table: pd.DataFrame, measure: str) -> str:
             return column
     raise ValueError(
         f"unknown complexity measure {measure!r}; the table has"
-        f" {', '.join(c for c in COMPLEXITY_COLUMNS if c in table.columns) or 'none'}"
+        f" {', '.join(c for c in complexity_columns() if c in table.columns) or 'none'}"
     )
 
 
@@ -340,7 +346,7 @@ def _bins(values: np.ndarray, bins: int | Sequence[float] | None):
 
 def dealer_score_by_complexity(
     results: pd.DataFrame,
-    measure: str = "rule_bits",
+    measure: str = DEFAULT_MEASURE,
     bins: int | Sequence[float] | None = 5,
     by: str | Sequence[str] | None = "lineup",
     confidence: float = 0.95,
@@ -355,8 +361,10 @@ def dealer_score_by_complexity(
     results : DataFrame
         A results table (one row per game and seat) or a `games_table`.
     measure : str
-        A complexity column: ``rule_bits``, ``rule_nodes``, ``rule_acceptance``,
-        ``rule_classes`` (the ``rule_`` may be left out).
+        A complexity column: ``rule_bits`` (the default), ``rule_nodes``,
+        ``rule_acceptance``, ``rule_classes``, or that of any registered measure
+        (`eleusis_lab.rules.complexity.complexity_columns`); the ``rule_`` may be left
+        out.
     bins : int, sequence of float or None
         An int: that many quantile bins of the measure over all games (shared by every
         group, so the lines are comparable), or one bin per value when the measure

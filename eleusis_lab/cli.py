@@ -26,7 +26,7 @@ from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_spec
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
 from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
-from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.complexity import describe_measures, measures
 from eleusis_lab.rules.printer import to_tree
 from eleusis_lab.rules.reach import TooManyContexts
 from eleusis_lab.text import plural
@@ -49,7 +49,7 @@ USER_ERRORS = (
 SAMPLE_LINES = ("7S", "QH", "3D 10C", "AC 2C")
 
 #: What ``eleusis-lab list`` lists (`eleusis_lab.listing.KINDS`).
-LIST_KINDS = ("agents", "games", "dealers", "grammars", "rules")
+LIST_KINDS = ("agents", "games", "dealers", "measures", "grammars", "rules")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     listing = _command(
         commands,
         "list",
-        "the names of agents, games, dealers, grammars or catalog rules, with one line each",
+        "the names of agents, games, dealers, complexity measures, grammars or catalog rules,"
+        " with one line each",
         "eleusis-lab list agents",
     )
     listing.add_argument("kind", choices=LIST_KINDS, help="what to list")
@@ -487,14 +488,21 @@ def _list(args) -> int:
 
 
 def _rules_list(args) -> int:
-    print(f"{'name':34} {'nodes':>5} {'bits':>6} {'accept':>6} {'classes':>7}  ok  text")
-    for entry in catalog():
-        figures = complexity(entry.rule)
-        ok = "yes" if check_acceptable(entry.rule).acceptable else "no"
-        print(
-            f"{entry.name:34} {figures.nodes:5d} {figures.bits:6.1f} {figures.acceptance:6.0%} "
-            f"{figures.classes:7d}  {ok:3} {entry.rule}"
-        )
+    # A column per complexity measure (eleusis_lab.rules.complexity), as wide as needed.
+    found = measures()
+    rows = [
+        (entry, [m.cell(m(entry.rule)) for m in found], check_acceptable(entry.rule).acceptable)
+        for entry in catalog()
+    ]
+    headings = [m.heading or m.name for m in found]
+    widths = [
+        max([len(h), *(len(cells[k]) for _, cells, _ in rows)]) for k, h in enumerate(headings)
+    ]
+    columns = " ".join(f"{h:>{w}}" for h, w in zip(headings, widths, strict=True))
+    print(f"{'name':34} {columns}  ok  text")
+    for entry, cells, acceptable in rows:
+        figures = " ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True))
+        print(f"{entry.name:34} {figures}  {'yes' if acceptable else 'no':3} {entry.rule}")
     return 0
 
 
@@ -505,7 +513,7 @@ def _rules_show(args) -> int:
         entry = next(e for e in catalog() if e.name == rule.name)
         print(f"name:        {rule.name} ({entry.source}): {entry.description}")
     print(f"reads:       {', '.join(rule.slots) or 'only the card'}")
-    print(f"complexity:  {complexity(rule)}")
+    print(f"complexity:  {describe_measures(rule)}")
     print(f"verdict:     {check_acceptable(rule)}")
     print("parsed:")
     print(to_tree(rule.expr, "  "))
@@ -527,7 +535,7 @@ def _sample_contexts(rule: Rule) -> list[Context]:
 def _rules_equiv(args) -> int:
     first, second = get_rule(args.first), get_rule(args.second)
     for label, rule in (("first", first), ("second", second)):
-        print(f"{label + ':':8} {rule}\n{'':8} {complexity(rule)}")
+        print(f"{label + ':':8} {rule}\n{'':8} {describe_measures(rule)}")
     print(equivalent(first, second))
     return 0
 

@@ -27,16 +27,24 @@ Kinds
     before each game, a rule uniformly inside it, learns from `Dealer.record_score`,
     and logs every choice in ``choices``.
 
+Other kinds are `Dealer` subclasses found as agents are (`DEALERS`, an
+`eleusis_lab.registry.AgentRegistry`): by ``module:Class``, ``{kind =
+"mypackage.dealers:MyDealer", ...}``, or by the name an installed package registers in
+the entry-point group ``eleusis_lab.dealers`` (the built-in names above come first
+and are not replaced).
+
 Generated rules
 ---------------
 Band, spread and adaptive dealers draw from a *pool*: the ``size`` most probable
 behaviours of a grammar of `eleusis_lab.rules.grammar` (the ``standard`` preset by
 default, the grammar the Bayesian agents use), each as its shortest formula, keeping
 the rules that pass `check_acceptable` (at least 13 of the 52 faces right in every
-reachable context), with their four `complexity` figures. A pool is built once per
-process (the default takes a few seconds) and shared by every dealer; `rule_pool`
-shows it as a table. The measures are named as the fields of `Complexity`:
-``nodes``, ``bits``, ``acceptance`` and ``classes``.
+reachable context), with their complexity figures: one per measure of
+`eleusis_lab.rules.complexity.measures` (``nodes``, ``bits``, ``acceptance`` and
+``classes``, and any measure registered), by which the dealers are told to deal
+(``measure = "bits"``). A pool is built once per process (the default takes a few
+seconds; it is kept on disk, `eleusis_lab.table_cache`) and shared by every dealer;
+`rule_pool` shows it as a table.
 
 Examples
 --------
@@ -62,7 +70,7 @@ import math
 import numbers
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -70,9 +78,16 @@ import pandas as pd
 
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.registry import AgentRegistry, AgentSpecError, UnknownAgentError
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK, check_acceptable
 from eleusis_lab.rules.catalog import acceptable_rules, catalog
-from eleusis_lab.rules.complexity import Complexity, complexity
+from eleusis_lab.rules.complexity import (  # noqa: F401 (complexity: doctests)
+    DEFAULT_MEASURE,
+    Measure,
+    complexity,
+    measure_names,
+    measures,
+)
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS, Grammar
@@ -81,9 +96,9 @@ from eleusis_lab.rules.reach import TooManyContexts
 from eleusis_lab.rules.rule import Rule, parse
 
 __all__ = [
+    "DEALERS",
     "DEFAULT_POOL_SIZE",
-    "KINDS",
-    "MEASURES",
+    "GROUP",
     "AdaptiveDealer",
     "BandDealer",
     "CatalogDealer",
@@ -95,8 +110,8 @@ __all__ = [
     "rule_pool",
 ]
 
-#: The complexity measures a dealer can band on: the fields of `Complexity`.
-MEASURES: tuple[str, ...] = tuple(f.name for f in fields(Complexity))
+#: The entry-point group where packages register dealer kinds (a `Dealer` subclass each).
+GROUP = "eleusis_lab.dealers"
 #: Hypotheses enumerated for a pool by default: 1148 acceptable rules of the standard
 #: grammar, 5.2 to 28.9 bits, built in a few seconds.
 DEFAULT_POOL_SIZE = 3000
@@ -137,7 +152,9 @@ class Dealer(abc.ABC):
     ----------
     name : str
         The kind of dealer: ``"fixed"``, ``"catalog"``, ``"band"``, ``"spread"`` or
-        ``"adaptive"``; `make_dealer` takes it as ``kind``.
+        ``"adaptive"``; `make_dealer` takes it as ``kind``. The results' ``dealer``
+        column. A dealer of one's own is named by ``module:Class`` in a spec, or by its
+        name once a package registers it (`DEALERS`).
 
     Examples
     --------
@@ -185,9 +202,11 @@ class Dealer(abc.ABC):
     def get_params(self) -> dict[str, Any]:
         """The dealer's parameters as JSON-ready data, ``kind`` first.
 
-        ``make_dealer(dealer.get_params())`` builds an equal, fresh dealer.
+        ``make_dealer(dealer.get_params())`` builds an equal, fresh dealer. ``kind`` is
+        the registered name, or for a class of one's own that is not registered, its
+        ``module:Class`` (its ``name`` if it cannot be imported by one).
         """
-        params: dict[str, Any] = {"kind": self.name}
+        params: dict[str, Any] = {"kind": _kind(type(self))}
         for key in _init_parameters(type(self)):
             params[key] = _jsonable(getattr(self, key))
         return params
@@ -273,7 +292,7 @@ def _one_of(value: Any, key: str, choices: Sequence[str], what: str) -> str:
 
 
 def _measure(value: Any) -> str:
-    return _one_of(value, "measure", MEASURES, "measure")
+    return _one_of(value, "measure", measure_names(), "measure")
 
 
 def _band(low: Any, high: Any, key_low: str, key_high: str) -> tuple[float, float]:
@@ -313,10 +332,10 @@ def _label(measure: str, low: float, high: float, closed: bool = False) -> str:
 class _Pool:
     """Generated rules of a grammar with their acceptability and complexity figures."""
 
-    def __init__(self, grammar: Grammar, size: int, frame: pd.DataFrame):
+    def __init__(self, grammar: Grammar, size: int, frame: pd.DataFrame, names: Sequence[str]):
         self.grammar, self.size, self.frame = grammar, size, frame
         self.texts: list[str] = frame["rule"].tolist()
-        self.figures = {m: frame[m].to_numpy() for m in MEASURES}
+        self.figures = {name: frame[name].to_numpy() for name in names}
         self._rules: list[Rule | None] = [None] * len(frame)
 
     def __len__(self) -> int:
@@ -420,20 +439,44 @@ def _fewest_at_start(space) -> np.ndarray:
     return fewest
 
 
-@functools.lru_cache(maxsize=8)
 def _pool(grammar: Grammar, size: int, acceptable_only: bool = True) -> _Pool:
-    """The pool, built once per machine (`eleusis_lab.table_cache`) and per process."""
+    """The pool of the measures registered now (see `_measured_pool`)."""
+    return _measured_pool(grammar, size, acceptable_only, measures())
+
+
+@functools.lru_cache(maxsize=8)
+def _measured_pool(
+    grammar: Grammar, size: int, acceptable_only: bool, measured: tuple[Measure, ...]
+) -> _Pool:
+    """The pool with a column per measure of ``measured``, built once per process, and
+    once per machine (`eleusis_lab.table_cache`) when the code of every measure is
+    there to read (not for a measure made in a doctest or a session, say)."""
     import importlib
 
     from eleusis_lab import table_cache
 
     sources = [sys.modules[__name__]]
     sources += [importlib.import_module(f"eleusis_lab.rules.{name}") for name in _ANALYSIS]
+    where: dict[str, Any] = {}  # the default cache directory
+    for measure in measured:
+        module = inspect.getmodule(measure.function)
+        try:
+            inspect.getsource(module)  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            where = {"directory": None}  # kept in this process only
+            break
+        if module not in sources:
+            sources.append(module)
+    names = [measure.name for measure in measured]
     key = {"grammar": grammar.digest(), "size": size, "acceptable_only": acceptable_only}
     frame = table_cache.cached_table(
-        "rule-pool", key, lambda: _pool_frame(grammar, size, acceptable_only), sources
+        "rule-pool",
+        {**key, "measures": names},
+        lambda: _pool_frame(grammar, size, acceptable_only, measured),
+        sources,
+        **where,
     )
-    return _Pool(grammar, size, frame)
+    return _Pool(grammar, size, frame, names)
 
 
 #: The modules of the rule language and its analysis, whose code a pool's figures follow.
@@ -444,7 +487,9 @@ _ANALYSIS = (
 )  # fmt: skip
 
 
-def _pool_frame(grammar: Grammar, size: int, acceptable_only: bool) -> pd.DataFrame:
+def _pool_frame(
+    grammar: Grammar, size: int, acceptable_only: bool, measured: Sequence[Measure]
+) -> pd.DataFrame:
     space = build_space(grammar, size, cache=False)
     at_start = _fewest_at_start(space)
     candidates = np.arange(len(space))
@@ -458,16 +503,17 @@ def _pool_frame(grammar: Grammar, size: int, acceptable_only: bool) -> pd.DataFr
             verdict = check_acceptable(rule)
             if acceptable_only and not verdict.acceptable:
                 continue
-            figures = complexity(rule)  # shares check_acceptable's exploration (cached)
+            # shares check_acceptable's exploration (cached)
+            values = [measure(rule) for measure in measured]
         except TooManyContexts:  # over the analysis budget: no dealer may pick it
             continue
-        values = (getattr(figures, measure) for measure in MEASURES)
         rows.append((hypothesis, text, *values, verdict.fewest, verdict.acceptable))
-    columns = ["hypothesis", "rule", *MEASURES, "fewest_legal", "acceptable"]
-    frame = pd.DataFrame(rows, columns=columns)
+    names = [measure.name for measure in measured]
+    frame = pd.DataFrame(rows, columns=["hypothesis", "rule", *names, "fewest_legal", "acceptable"])
     return frame.astype(
-        {"hypothesis": "int64", "nodes": "int64", "bits": "float64", "acceptance": "float64"}
-        | {"classes": "int64", "fewest_legal": "int64", "acceptable": "bool"}
+        {"hypothesis": "int64"}
+        | {measure.name: measure.dtype for measure in measured}
+        | {"fewest_legal": "int64", "acceptable": "bool"}
     )
 
 
@@ -501,7 +547,8 @@ def rule_pool(
     -------
     pandas.DataFrame
         Columns ``hypothesis`` (index in the space, simplest first), ``rule`` (text),
-        ``nodes``, ``bits``, ``acceptance``, ``classes`` (the `Complexity` figures),
+        one per complexity measure (``nodes``, ``bits``, ``acceptance``, ``classes``
+        and those registered: `eleusis_lab.rules.complexity.measures`),
         ``fewest_legal`` (fewest right faces in a reachable context) and ``acceptable``.
 
     Raises
@@ -541,7 +588,7 @@ def _rule_from(value: Any, key: str) -> Rule:
         if not value.strip().isidentifier():
             raise _bad(key, f"the rule text does not parse: {error}") from None
     hint = _suggest(value.strip(), names)
-    if value.strip() in KINDS:
+    if value.strip() in DEALERS.available():
         hint = f"a dealer kind is given as {{kind = {value.strip()!r}}}"
     raise _bad(key, f"no catalog rule named {value.strip()!r}; {hint}")
 
@@ -747,7 +794,8 @@ class BandDealer(_PoolDealer):
     Parameters
     ----------
     measure : str
-        One of `MEASURES`: ``nodes``, ``bits``, ``acceptance``, ``classes``.
+        A complexity measure (`eleusis_lab.rules.complexity.measure_names`):
+        ``nodes``, ``bits``, ``acceptance``, ``classes``, or one registered.
     low, high : float
         The band, ``low`` included, ``high`` excluded.
     grammar : str or Grammar
@@ -781,7 +829,7 @@ class BandDealer(_PoolDealer):
     def __init__(
         self,
         *,
-        measure: str = "bits",
+        measure: str = DEFAULT_MEASURE,
         low: float,
         high: float,
         grammar: str | Grammar = DEFAULT_GRAMMAR,
@@ -824,7 +872,7 @@ class SpreadDealer(_PoolDealer):
     Parameters
     ----------
     measure : str
-        One of `MEASURES`.
+        A complexity measure, as for `BandDealer`.
     bins : int
         How many bins to aim for; bins whose edges coincide (many rules with the same
         figure) are merged and empty bins dropped, so `arms` may be shorter.
@@ -857,7 +905,7 @@ class SpreadDealer(_PoolDealer):
     def __init__(
         self,
         *,
-        measure: str = "bits",
+        measure: str = DEFAULT_MEASURE,
         bins: int = 10,
         binning: str = "quantile",
         grammar: str | Grammar = DEFAULT_GRAMMAR,
@@ -906,7 +954,7 @@ class AdaptiveDealer(_PoolDealer):
     Parameters
     ----------
     measure : str
-        One of `MEASURES`.
+        A complexity measure, as for `BandDealer`.
     bands : list of [low, high], optional
         The arms, each ``[low, high)``.
     edges : list of float, optional
@@ -962,7 +1010,7 @@ class AdaptiveDealer(_PoolDealer):
     def __init__(
         self,
         *,
-        measure: str = "bits",
+        measure: str = DEFAULT_MEASURE,
         bands: Sequence[Sequence[float]] | None = None,
         edges: Sequence[float] | None = None,
         bins: int | None = None,
@@ -1137,10 +1185,56 @@ class AdaptiveDealer(_PoolDealer):
 
 # -- building dealers from specs ----------------------------------------------------------------
 
-#: Dealer classes by ``kind``.
-KINDS: dict[str, type[Dealer]] = {
-    cls.name: cls for cls in (FixedDealer, CatalogDealer, BandDealer, SpreadDealer, AdaptiveDealer)
-}
+#: The dealer kinds: the built-in ones by name, others by entry point or ``module:Class``.
+DEALERS = AgentRegistry(
+    GROUP,
+    Dealer,
+    "dealer kind",
+    "mypackage.dealers:MyDealer",
+    "known kinds",
+    builtins={
+        cls.name: cls
+        for cls in (FixedDealer, CatalogDealer, BandDealer, SpreadDealer, AdaptiveDealer)
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "KINDS":  # dealer classes by kind, the registered ones (imported)
+        return {kind: DEALERS.class_of(kind) for kind in DEALERS.available()}
+    if name == "MEASURES":  # the complexity measures a dealer can deal by
+        return measure_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _dealer_class(kind: Any) -> type[Dealer]:
+    """The class of a ``kind``: a registered name or ``module:Class``; else ConfigError."""
+    try:
+        return DEALERS.class_of(kind)
+    except UnknownAgentError:
+        known = list(DEALERS.available())
+        close = difflib.get_close_matches(str(kind), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise _bad(
+            "kind",
+            f"unknown kind {kind!r}{hint}; choose from {', '.join(known)}, or give"
+            " 'module:Class' (a Dealer subclass)",
+        ) from None
+    except AgentSpecError as error:
+        raise _bad("kind", str(error)) from None
+
+
+def _kind(cls: type) -> str:
+    """What `make_dealer` takes as ``kind`` for ``cls``: its name if that is registered
+    to it, else ``module:Class`` if that imports it, else its name."""
+    name = getattr(cls, "name", cls.__name__)
+    path = f"{cls.__module__}:{cls.__qualname__}"
+    if DEALERS.available().get(name) == path:
+        return name
+    owner: Any = sys.modules.get(cls.__module__)
+    for part in cls.__qualname__.split("."):
+        owner = getattr(owner, part, None)
+    return path if owner is cls else name
 
 
 def make_dealer(spec: Mapping[str, Any] | str | Rule | Dealer) -> Dealer:
@@ -1149,7 +1243,9 @@ def make_dealer(spec: Mapping[str, Any] | str | Rule | Dealer) -> Dealer:
     Parameters
     ----------
     spec : dict, str or Rule
-        A table with ``kind`` (one of `KINDS`) and that dealer's parameters, e.g.
+        A table with ``kind`` (a name of `DEALERS`: ``fixed``, ``catalog``, ``band``,
+        ``spread``, ``adaptive`` or one an installed package registers; or
+        ``module:Class``, a `Dealer` subclass) and that dealer's parameters, e.g.
         ``{kind = "band", measure = "bits", low = 20, high = 30}``; or a catalog name
         or rule text, for a fixed dealer. A `Dealer` is returned as it is.
 
@@ -1188,9 +1284,9 @@ def make_dealer(spec: Mapping[str, Any] | str | Rule | Dealer) -> Dealer:
             f" or a rule, got {spec!r}",
         )
     if "kind" not in spec:
-        raise _bad("kind", f"missing; choose from {', '.join(KINDS)}")
-    kind = _one_of(spec["kind"], "kind", list(KINDS), "kind")
-    cls = KINDS[kind]
+        raise _bad("kind", f"missing; choose from {', '.join(DEALERS.available())}")
+    cls = _dealer_class(spec["kind"])
+    kind = spec["kind"].strip()
     parameters = _init_parameters(cls)
     params = {key: value for key, value in spec.items() if key != "kind"}
     for key in params:

@@ -2,12 +2,15 @@
 
 Every list is read from where its names are registered, never copied: agents from the
 entry-point registries (`eleusis_lab.registry.AGENTS` and the Secrets players of
-`eleusis_lab.secrets_agent`), games from the ``play`` command's table, dealers from
-`eleusis_lab.dealers.KINDS`, grammars from `eleusis_lab.rules.grammar.GRAMMARS` and
-rules from the catalog.
+`eleusis_lab.secrets_agent`), games, dealers and complexity measures from theirs
+(`eleusis_lab.games.table.GAMES`, `eleusis_lab.dealers.DEALERS`,
+`eleusis_lab.rules.complexity.measures`), grammars from
+`eleusis_lab.rules.grammar.GRAMMARS` and rules from the catalog.
 
 >>> dict(listing("dealers"))["fixed"]
 'The same rule every game.'
+>>> dict(listing("measures"))["bits"]
+'rule description length (bits), a number (column rule_bits)'
 >>> dict(listing("rules"))["red_only"]
 'Play only red cards (diamonds and hearts).'
 """
@@ -53,9 +56,18 @@ def _games() -> list[tuple[str, str]]:
 
 
 def _dealers() -> list[tuple[str, str]]:
-    from eleusis_lab.dealers import KINDS as DEALERS
+    from eleusis_lab.dealers import DEALERS
 
-    return [(name, first_line(cls)) for name, cls in DEALERS.items()]
+    return [(name, first_line(DEALERS.class_of(name))) for name in DEALERS.available()]
+
+
+def _measures() -> list[tuple[str, str]]:
+    from eleusis_lab.rules.complexity import measures
+
+    kinds = {"int64": "a whole number", "float64": "a number"}
+    return [
+        (m.name, f"{m.label or m.name}, {kinds[m.dtype]} (column {m.column})") for m in measures()
+    ]
 
 
 def describe_grammar(grammar) -> str:
@@ -103,6 +115,7 @@ KINDS: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "agents": _agents,
     "games": _games,
     "dealers": _dealers,
+    "measures": _measures,
     "grammars": _grammars,
     "rules": _rules,
 }

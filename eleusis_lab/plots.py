@@ -41,13 +41,15 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from eleusis_lab.analysis import COMPLEXITY_COLUMNS, dealer_score_by_complexity
+from eleusis_lab.analysis import dealer_score_by_complexity
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.rules.complexity import complexity_columns, get_measure
 
 __all__ = [
     "LEADERBOARD_METRICS",
-    "MEASURE_LABELS",
     "draw_layout",
     "layout_figsize",
+    "measure_label",
     "plot_adaptive_choices",
     "plot_beliefs",
     "plot_calibration",
@@ -58,13 +60,6 @@ __all__ = [
     "plot_learning_curve",
 ]
 
-#: Axis labels of the complexity columns.
-MEASURE_LABELS = {
-    "rule_bits": "rule description length (bits)",
-    "rule_nodes": "rule size (nodes)",
-    "rule_acceptance": "share of faces the rule accepts",
-    "rule_classes": "context classes of the rule",
-}
 #: What `plot_leaderboard` can show: metric -> (its interval's columns, axis label).
 LEADERBOARD_METRICS = {
     "mean_score": (("score_ci_low", "score_ci_high"), "mean score"),
@@ -98,6 +93,25 @@ _DATA_COLUMNS = {
     "brier",
 }
 _RED, _BLACK = "#c0141b", "#111111"
+
+
+def measure_label(column: str) -> str:
+    """The axis label of a complexity column (its measure's label), else the column.
+
+    >>> measure_label("rule_bits"), measure_label("score")
+    ('rule description length (bits)', 'score')
+    """
+    try:
+        measure = get_measure(column)
+    except ConfigError:
+        return column
+    return measure.label or measure.name
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MEASURE_LABELS":  # axis labels of the complexity columns, when named
+        return {column: measure_label(column) for column in complexity_columns()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)) -> Axes:
@@ -179,14 +193,14 @@ def plot_dealer_score(table: pd.DataFrame, ax: Axes | None = None, band: bool = 
     ax = _axes(ax)
     _lines(table, "mean", ax, band, legend_title="line-up")
     measure = table.attrs.get("measure", "")
-    ax.set_xlabel(MEASURE_LABELS.get(measure, measure))
+    ax.set_xlabel(measure_label(measure))
     ax.set_ylabel(f"dealer score (mean, {_confidence(table)})")
     return ax
 
 
 def plot_dealer_score_panels(
     results: pd.DataFrame,
-    measures: Sequence[str] = COMPLEXITY_COLUMNS,
+    measures: Sequence[str] | None = None,
     bins: int | Sequence[float] | None = 5,
     by: str | Sequence[str] | None = "lineup",
     fig: Figure | None = None,
@@ -197,8 +211,9 @@ def plot_dealer_score_panels(
     ----------
     results : DataFrame
         A results table.
-    measures : list of str
-        The complexity columns, one panel each.
+    measures : list of str, optional
+        The complexity columns, one panel each; default: every measure's
+        (`eleusis_lab.rules.complexity.complexity_columns`).
     bins, by
         As for `eleusis_lab.analysis.dealer_score_by_complexity`.
     fig : Figure, optional
@@ -217,6 +232,7 @@ def plot_dealer_score_panels(
     2
     >>> plt.close("all")
     """
+    measures = complexity_columns() if measures is None else measures
     n = len(measures)
     cols = min(n, 2)
     rows = -(-n // cols)

@@ -45,7 +45,7 @@ from eleusis_lab.agent import Agent, Event
 from eleusis_lab.cards import Card, CardError, parse_card, standard_deck
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
-from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.complexity import describe_measures
 
 __all__ = [
     "END_REASONS",
@@ -983,7 +983,7 @@ def format_main_line_layout(record: GameRecord, columns: int = 13, max_rows: int
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [
         f"{record.game} Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        f"rule complexity: {complexity(parse(record.rule))}",
+        f"rule complexity: {describe_measures(parse(record.rule))}",
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
             width=_WIDTH,

@@ -63,15 +63,26 @@ class AgentRegistry:
     """Agent classes found by name in one entry-point group, or as ``module:Class``.
 
     One registry per kind of agent: `AGENTS` (Eleusis, `Agent` subclasses) and, in
-    `eleusis_lab.secrets_agent`, the Secrets players. ``noun`` names the kind in
-    messages, ``example`` is a ``module:Class`` to show, ``known`` introduces the list of
-    names in the error for an unknown one.
+    `eleusis_lab.secrets_agent`, the Secrets players; the dealer kinds of
+    `eleusis_lab.dealers` are found the same way (`eleusis_lab.dealers.DEALERS`).
+    ``noun`` names the kind in messages, ``example`` is a ``module:Class`` to show,
+    ``known`` introduces the list of names in the error for an unknown one. ``builtins``
+    maps names to classes the registry knows without entry points (an entry point of
+    the same name does not replace one); they are listed first, in their order.
 
     >>> AGENTS.make("oracle")
     OracleAgent(choice='random')
     """
 
-    def __init__(self, group: str, base: type, noun: str, example: str, known: str):
+    def __init__(
+        self,
+        group: str,
+        base: type,
+        noun: str,
+        example: str,
+        known: str,
+        builtins: Mapping[str, type] | None = None,
+    ):
         self.group, self.base, self.noun, self.example, self.known = (
             group,
             base,
@@ -79,6 +90,7 @@ class AgentRegistry:
             example,
             known,
         )
+        self.builtins = dict(builtins or {})
 
     @functools.cached_property
     def _entries(self) -> dict[str, EntryPoint]:
@@ -86,8 +98,14 @@ class AgentRegistry:
         return {entry.name: entry for entry in entry_points(group=self.group)}
 
     def available(self) -> dict[str, str]:
-        """The registered names and the ``module:Class`` each one points to."""
-        return {name: entry.value for name, entry in sorted(self._entries.items())}
+        """The registered names and the ``module:Class`` each one points to: the
+        built-in ones first, then the entry points by name."""
+        names = {
+            name: f"{cls.__module__}:{cls.__qualname__}" for name, cls in self.builtins.items()
+        }
+        for name, entry in sorted(self._entries.items()):
+            names.setdefault(name, entry.value)
+        return names
 
     def agent_class(self, spec: str) -> type:
         """The class named by ``spec`` (a registered name or ``module:Class``).
@@ -104,6 +122,8 @@ class AgentRegistry:
         spec = spec.strip()
         if ":" in spec:
             return self._import_class(spec, f"{self.noun} {spec!r}")
+        if spec in self.builtins:
+            return self.builtins[spec]
         entry = self._entries.get(spec)
         if entry is None:
             known = ", ".join(self.available()) or "none registered"
@@ -111,6 +131,9 @@ class AgentRegistry:
                 f"unknown {self.noun} {spec!r}; {self.known}: {known} (or give 'module:Class')"
             )
         return self._import_class(entry.value, f"{self.noun} {spec!r} ({entry.value})")
+
+    #: The same, by a name that suits every kind of class the registry finds.
+    class_of = agent_class
 
     def _import_class(self, spec: str, label: str) -> type:
         module_name, _, qualname = spec.partition(":")

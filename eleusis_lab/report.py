@@ -11,8 +11,9 @@ no predictions, no accuracy curves; no adaptive dealer, no choices.
 The figures (file stems):
 
 - ``leaderboard``: mean score per agent and line-up, with confidence intervals;
-- ``dealer_score_by_rule_bits`` (``_nodes``, ``_acceptance``, ``_classes``): the
-  dealer's mean score against each complexity measure of the rule that varies;
+- ``dealer_score_by_rule_bits`` (``_nodes``, ``_acceptance``, ``_classes``, and one
+  per measure registered, `eleusis_lab.rules.complexity.measures`): the dealer's mean
+  score against each complexity measure of the rule that varies;
 - ``learning_curves``: wrong-play rate against the verdicts seen (needs events);
 - ``prediction_accuracy``: accuracy of the seats' predictions (needs predictions);
 - ``adaptive_choices``: the adaptive dealer's arms over the games (needs that dealer);
@@ -170,8 +171,9 @@ def _leaderboard_figure(board: pd.DataFrame):
 
 
 def _dealer_figures(results: pd.DataFrame, bins: int, notes: list[str]):
-    from eleusis_lab.analysis import COMPLEXITY_COLUMNS, dealer_score_by_complexity, games_table
-    from eleusis_lab.plots import MEASURE_LABELS, plot_dealer_score
+    from eleusis_lab.analysis import dealer_score_by_complexity, games_table
+    from eleusis_lab.plots import measure_label, plot_dealer_score
+    from eleusis_lab.rules.complexity import complexity_columns
 
     games = games_table(results)
     games = games[games["dealer_score"].notna()]
@@ -179,14 +181,14 @@ def _dealer_figures(results: pd.DataFrame, bins: int, notes: list[str]):
         notes.append("No dealer score in these games (the game has no dealer): no dealer figures.")
         return
     constant = []
-    for measure in COMPLEXITY_COLUMNS:
+    for measure in (column for column in complexity_columns() if column in games.columns):
         if games[measure].nunique() < 2:
             constant.append(measure)
             continue
         table = dealer_score_by_complexity(games, measure, bins=bins)
         figure = _new_figure((6.4, 4.0))
         plot_dealer_score(table, ax=figure.add_subplot())
-        label = MEASURE_LABELS.get(measure, measure)
+        label = measure_label(measure)
         yield (
             _Figure(
                 f"dealer_score_by_{measure}",

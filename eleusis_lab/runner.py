@@ -41,21 +41,22 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.shards import (
-    ROW_SCHEMA,
     Shard,
     ShardResult,
     add_rule_figures,
     know_rule_figures,
     play_shard,
+    row_schema,
 )
 from eleusis_lab.spec import ExperimentSpec, load_spec
 from eleusis_lab.storage import (
@@ -234,6 +235,31 @@ def _know_pools(spec: ExperimentSpec) -> None:
                 know_rule_figures(rule_pool(params["grammar"], params["size"]))
 
 
+def _check_columns(out: Path, stored: Iterable[str]) -> None:
+    """`ConfigError` if a stored shard's rows have other columns than this run writes:
+    a folder written with other complexity measures registered, where a resumed run
+    would mix two tables."""
+    expected = row_schema().names
+    for name in stored:
+        path = rows_path(out, name)
+        have = pq.read_schema(path).names
+        if have == expected:
+            continue
+        missing = [c for c in expected if c not in have]
+        extra = [c for c in have if c not in expected]
+        differ = "; ".join(
+            f"{what} {', '.join(columns)}"
+            for what, columns in (("without", missing), ("with", extra))
+            if columns
+        )
+        raise ConfigError(
+            f"{path}: written with other columns ({differ or 'in another order'}) than this"
+            " run writes: the complexity measures registered differ"
+            " (eleusis_lab.rules.complexity.measures); resume with the measures it was"
+            " written with, or run into another folder"
+        )
+
+
 def _json_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -319,14 +345,16 @@ def run_experiment(
     Returns
     -------
     pandas.DataFrame
-        One row per game and seat (columns: `eleusis_lab.shards.ROW_SCHEMA`), in the
+        One row per game and seat (columns: `eleusis_lab.shards.row_schema`), in the
         order of cells, games and seats. ``attrs`` holds ``out``, ``shards``,
         ``shards_run``, ``shards_skipped``, ``shards_repaired`` and ``seconds``.
 
     Raises
     ------
     ConfigError
-        For a bad spec or setting, or an output directory that cannot be written.
+        For a bad spec or setting, an output directory that cannot be written, or one
+        whose stored rows have other columns than this run writes (written with other
+        complexity measures registered, `eleusis_lab.rules.complexity.measures`).
     eleusis_lab.storage.DamagedResults
         A `ConfigError`, before anything is played, for a stored shard file that changed
         since it was written (truncated, damaged, or another shard's or run's): the
@@ -372,6 +400,7 @@ def run_experiment(
     stored, refused = verify_shards(out, [shard.name for shard in shards], manifest)
     if refused and not repair:
         raise DamagedResults(out, refused, spec.source)
+    _check_columns(out, stored)
     if manifest is None:  # a new folder, or one of a version without manifests
         if stored:
             warnings.warn(
@@ -471,7 +500,7 @@ def run_experiment(
         finish("failed")
         raise
     finish("complete")
-    table = read_tables([rows_path(out, shard.name) for shard in shards], ROW_SCHEMA)
+    table = read_tables([rows_path(out, shard.name) for shard in shards], row_schema())
     table.attrs.update(
         out=str(out),
         shards=len(shards),

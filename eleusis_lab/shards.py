@@ -54,13 +54,12 @@ from eleusis_lab.cards import Card
 from eleusis_lab.games.table import GAMES, Outcome
 from eleusis_lab.record import card_text
 from eleusis_lab.rules import Rule, parse
-from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.complexity import Measure, measures
 from eleusis_lab.spec import Cell
 
 __all__ = [
     "EVENT_SCHEMA",
     "IDENTIFIED_MASS",
-    "ROW_SCHEMA",
     "TIMING_COLUMNS",
     "Shard",
     "ShardResult",
@@ -69,6 +68,7 @@ __all__ = [
     "know_rule_figures",
     "play_shard",
     "rerun_game",
+    "row_schema",
     "rule_figures",
 ]
 
@@ -77,8 +77,8 @@ __all__ = [
 IDENTIFIED_MASS = 0.9
 _GAME_STREAM, _DEALER_STREAM = 0, 1
 
-#: One row per game and seat.
-ROW_SCHEMA = pa.schema(
+#: The columns of a row but the complexity columns, which `row_schema` inserts.
+_ROW_FIELDS = pa.schema(
     [
         ("experiment", pa.string()),
         ("cell", pa.string()),  # the grid values, JSON
@@ -91,10 +91,7 @@ ROW_SCHEMA = pa.schema(
         ("players", pa.int64()),  # active players of the game
         ("rule", pa.string()),
         ("rule_name", pa.string()),  # its catalog name, if it has one
-        ("rule_nodes", pa.int64()),
-        ("rule_bits", pa.float64()),
-        ("rule_acceptance", pa.float64()),
-        ("rule_classes", pa.int64()),
+        # here: a column rule_NAME per complexity measure (eleusis_lab.rules.complexity)
         ("dealer", pa.string()),
         ("dealer_params", pa.string()),  # JSON
         ("arm", pa.string()),  # the dealer's arm (e.g. a complexity band); null if none
@@ -123,6 +120,32 @@ ROW_SCHEMA = pa.schema(
         ("wall_time", pa.float64()),  # seconds to play the game
     ]
 )
+
+_MEASURES_AFTER = "rule_name"  # the complexity columns follow this one
+
+
+def row_schema() -> pa.Schema:
+    """The columns of the results: one row per game and seat.
+
+    The rule's complexity columns, ``rule_NAME``, one per measure of
+    `eleusis_lab.rules.complexity.measures` in its order, follow ``rule_name``; with the
+    built-in measures, ``rule_nodes``, ``rule_bits``, ``rule_acceptance`` and
+    ``rule_classes``. ``ROW_SCHEMA`` is the same, read when it is named.
+
+    >>> row_schema().names[9:15]
+    ['rule', 'rule_name', 'rule_nodes', 'rule_bits', 'rule_acceptance', 'rule_classes']
+    """
+    fields = list(_ROW_FIELDS)
+    at = _ROW_FIELDS.get_field_index(_MEASURES_AFTER) + 1
+    fields[at:at] = [pa.field(m.column, pa.type_for_alias(m.dtype)) for m in measures()]
+    return pa.schema(fields)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ROW_SCHEMA":  # read when named: the measures registered then
+        return row_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: One row per play (with ``events = true``). Delphi, where nobody plays and every
 #: player predicts every card: one row per card and player, ``seat`` the player who
@@ -196,54 +219,61 @@ class ShardResult:
 
 # -- rule figures -----------------------------------------------------------------------
 
-_FIGURE_COLUMNS = ("rule_nodes", "rule_bits", "rule_acceptance", "rule_classes")
-_FIGURES: dict[str, tuple[int, float, float, int]] = {}  # rule text -> its four figures
+_FIGURES: dict[str, dict[Measure, int | float]] = {}  # rule text -> its figures
 
 
-def rule_figures(rule: str) -> tuple[int, float, float, int]:
-    """The four complexity figures of a rule's text, computed once per process.
+def rule_figures(rule: str) -> tuple[int | float, ...]:
+    """The complexity figures of a rule's text, one per measure in the order of
+    `eleusis_lab.rules.complexity.measures`, each computed once per process.
 
     >>> rule_figures("red(card)")[0]  # nodes
     2
     """
-    figures = _FIGURES.get(rule)
-    if figures is None:
-        c = complexity(_parsed(rule))
-        figures = _FIGURES[rule] = (c.nodes, c.bits, c.acceptance, c.classes)
-    return figures
+    known = _FIGURES.setdefault(rule, {})
+    figures = []
+    for measure in measures():
+        value = known.get(measure)
+        if value is None:
+            value = known[measure] = measure(_parsed(rule))
+        figures.append(value)
+    return tuple(figures)
 
 
 def know_rule_figures(table: Any) -> None:
     """Remember figures already computed elsewhere, e.g. a dealer's pool
-    (`eleusis_lab.dealers.rule_pool`): a table with ``rule``, ``nodes``, ``bits``,
-    ``acceptance`` and ``classes``."""
-    for rule, *figures in zip(
-        table["rule"],
-        table["nodes"],
-        table["bits"],
-        table["acceptance"],
-        table["classes"],
-        strict=True,
-    ):
-        _FIGURES.setdefault(
-            str(rule), (int(figures[0]), float(figures[1]), float(figures[2]), int(figures[3]))
-        )
+    (`eleusis_lab.dealers.rule_pool`): a table with ``rule`` and a column per measure,
+    named as the measure (``nodes``, ``bits`` ...); the measures it has no column for
+    are left to compute."""
+    present = [measure for measure in measures() if measure.name in table]
+    columns = [table[measure.name] for measure in present]
+    for rule, *figures in zip(table["rule"], *columns, strict=True):
+        known = _FIGURES.setdefault(str(rule), {})
+        for measure, value in zip(present, figures, strict=True):
+            known.setdefault(measure, measure.cast(value))
 
 
 def add_rule_figures(rows: pa.Table) -> pa.Table:
-    """``rows`` with the complexity columns filled in from each row's ``rule``.
+    """``rows`` with the complexity columns filled in from each row's ``rule``, in the
+    columns of `row_schema`.
 
     Workers leave them empty and the runner fills them, so that each rule's figures
-    are computed once per run, not once per worker.
+    are computed once per run, not once per worker (and a measure registered in the
+    runner's process only is filled in too).
     """
-    none = (None,) * len(_FIGURE_COLUMNS)  # a game without a rule (Secrets)
-    figures = [
-        none if text is None else rule_figures(text) for text in rows.column("rule").to_pylist()
-    ]
-    for k, name in enumerate(_FIGURE_COLUMNS):
-        column = pa.array([each[k] for each in figures], type=ROW_SCHEMA.field(name).type)
-        rows = rows.set_column(rows.schema.get_field_index(name), name, column)
-    return rows
+    schema, found = row_schema(), measures()
+    texts = rows.column("rule").to_pylist()
+    figures = [None if text is None else rule_figures(text) for text in texts]  # Secrets: None
+    filled = {
+        measure.column: pa.array(
+            [None if each is None else each[k] for each in figures],
+            type=schema.field(measure.column).type,
+        )
+        for k, measure in enumerate(found)
+    }
+    return pa.Table.from_arrays(
+        [filled[name] if name in filled else rows.column(name) for name in schema.names],
+        schema=schema,
+    )
 
 
 # -- watching agents --------------------------------------------------------------------
@@ -390,9 +420,7 @@ class _ShardPlayer:
             self.dealer.record_score(chosen, outcome.dealer_score)
 
         arm = getattr(chosen, "arm", None)
-        nodes, bits, acceptance, classes = (
-            rule_figures(record.rule) if self.figures and rule else (None, None, None, None)
-        )
+        figures = rule_figures(record.rule) if self.figures and rule else None
         faults = [0] * len(agents)
         for fault in getattr(record, "faults", ()):
             faults[fault.seat] += 1
@@ -409,10 +437,10 @@ class _ShardPlayer:
             "players": len(agents),
             "rule": getattr(record, "rule", None),
             "rule_name": getattr(record, "rule_name", None),
-            "rule_nodes": nodes,
-            "rule_bits": bits,
-            "rule_acceptance": acceptance,
-            "rule_classes": classes,
+            **{
+                measure.column: None if figures is None else figures[k]
+                for k, measure in enumerate(measures())
+            },
             "dealer": None if self.dealer is None else self.dealer.name,
             "dealer_params": self.dealer_params,
             "arm": None if arm is None else str(arm),
@@ -505,7 +533,7 @@ def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
             sitting = [(dealer + 1 + i) % n for i in range(n - 1)]
             seats = [(slots[who], cell.lineup.agents[slots[who]]) for who in sitting]
             player.play(unit * len(dealers) + j, seats, unit, dealer, sitting)
-    rows = pa.Table.from_pylist(player.rows, schema=ROW_SCHEMA)
+    rows = pa.Table.from_pylist(player.rows, schema=row_schema())
     events = pa.Table.from_pylist(player.events, schema=EVENT_SCHEMA) if cell.events else None
     return ShardResult(shard, rows, events, shard.games, time.perf_counter() - started)
 

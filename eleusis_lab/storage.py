@@ -331,9 +331,9 @@ class DamagedResults(ConfigError):
 
 
 def _schema(kind: str) -> pa.Schema:
-    from eleusis_lab.shards import EVENT_SCHEMA, ROW_SCHEMA
+    from eleusis_lab.shards import EVENT_SCHEMA, row_schema
 
-    return ROW_SCHEMA if kind == "rows" else EVENT_SCHEMA
+    return row_schema() if kind == "rows" else EVENT_SCHEMA
 
 
 def _inspect(data: bytes, name: str, kind: str) -> tuple[pa.Table | None, str | None]:

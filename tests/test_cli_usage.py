@@ -11,9 +11,9 @@ import pytest
 
 import eleusis_lab
 from eleusis_lab.cli import build_parser, main
-from eleusis_lab.dealers import KINDS
 from eleusis_lab.registry import available_agents
 from eleusis_lab.rules.catalog import catalog
+from eleusis_lab.rules.complexity import measure_names
 from eleusis_lab.rules.grammar import GRAMMARS
 from eleusis_lab.secrets_agent import SECRETS_AGENTS
 
@@ -51,7 +51,12 @@ def test_version_without_installed_metadata_reads_pyproject(monkeypatch):
     [
         ("agents", [*available_agents(), *SECRETS_AGENTS.available()], "Secrets: scores each"),
         ("games", ["classic", "delphi", "four-to-eight", "new-eleusis", "secrets", "solo"], "1"),
-        ("dealers", list(KINDS), "The same rule every game."),
+        (
+            "dealers",
+            ["fixed", "catalog", "band", "spread", "adaptive"],
+            "The same rule every game.",
+        ),
+        ("measures", list(measure_names()), "rule description length (bits), a number"),
         ("grammars", list(GRAMMARS), "(the default)"),
         ("rules", [entry.name for entry in catalog()], "Play only red cards"),
     ],

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from eleusis_lab.dealers import (
-    MEASURES,
     AdaptiveDealer,
     BandDealer,
     CatalogDealer,
@@ -145,7 +144,10 @@ def test_rule_pool_columns_and_all_rules():
     assert list(acceptable.columns) == [
         "hypothesis",
         "rule",
-        *MEASURES,
+        "nodes",  # the built-in complexity measures, in their order
+        "bits",
+        "acceptance",
+        "classes",
         "fewest_legal",
         "acceptable",
     ]
@@ -381,7 +383,11 @@ def test_a_dealer_of_ones_own():
 # -- configuration errors ------------------------------------------------------------------------
 
 BAD_SPECS = [
-    ({"kind": "bnad"}, "dealer.kind: unknown kind 'bnad'; choose from fixed, catalog, band, "),
+    (
+        {"kind": "bnad"},
+        "dealer.kind: unknown kind 'bnad' (did you mean 'band'?); choose from fixed, catalog,"
+        " band, spread, adaptive, or give 'module:Class' (a Dealer subclass)",
+    ),
     ({"measure": "bits"}, "dealer.kind: missing; choose from fixed, catalog"),
     (["band"], "dealer: expected a table such as"),
     (

@@ -58,8 +58,9 @@ def test_the_dealers_pool_is_read_back_the_same(tmp_path, monkeypatch):
 
     monkeypatch.setenv("ELEUSIS_LAB_CACHE", str(tmp_path))
     grammar = dealers._grammar("colours_suits")
-    built = dealers._pool.__wrapped__(grammar, 300).frame
+    measured = dealers.measures()
+    built = dealers._measured_pool.__wrapped__(grammar, 300, True, measured).frame
     assert list((tmp_path / "tables").iterdir())
-    read = dealers._pool.__wrapped__(grammar, 300).frame
+    read = dealers._measured_pool.__wrapped__(grammar, 300, True, measured).frame
     pd.testing.assert_frame_equal(read, built, check_dtype=False)
     assert read.dtypes.drop("rule").equals(built.dtypes.drop("rule"))

@@ -93,7 +93,7 @@ from eleusis_lab.record import (
     rule_game_head,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
-from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.complexity import describe_measures
 
 __all__ = [
     "DELPHI_FAULT_CALLS",
@@ -710,7 +710,7 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [f"Delphi, seed {record.seed}, rule: {record.rule}{name}"]
     with contextlib.suppress(RuleSyntaxError):  # replay reports a rule that does not parse
-        lines.append(f"rule complexity: {complexity(parse(record.rule))}")
+        lines.append(f"rule complexity: {describe_measures(parse(record.rule))}")
     lines += [
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",

@@ -36,7 +36,7 @@ from eleusis_lab.games._faults import check_seed, is_int
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.record import GameRecord, RecordError, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
-from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.complexity import describe_measures
 
 __all__ = ["MATCH_FORMAT", "MatchResult", "is_match", "play_match", "read_match", "replay_match"]
 
@@ -128,7 +128,7 @@ class MatchResult:
         lines.append("")
         lines.append("rules dealt:")
         for rule in dict.fromkeys(game.rule for game in self.games):
-            lines.append(f"  {rule}\n    {complexity(parse(rule))}")
+            lines.append(f"  {rule}\n    {describe_measures(parse(rule))}")
         lines.append("")
         lines.append(f"{'participant':>11}  {'agent':<20} {'total':>7}")
         for i, (agent, total) in enumerate(zip(self.participants, self.totals, strict=True)):

@@ -30,7 +30,7 @@ from eleusis_lab.record import (
     rule_game_head,
 )
 from eleusis_lab.rules import parse
-from eleusis_lab.rules.complexity import complexity
+from eleusis_lab.rules.complexity import describe_measures
 
 __all__ = [
     "ALL_EXPELLED",
@@ -460,7 +460,7 @@ def format_new_eleusis_layout(
     starter = record.starter
     lines = [
         f"New Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        f"rule complexity: {complexity(parse(record.rule))}",
+        f"rule complexity: {describe_measures(parse(record.rule))}",
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
             width=_WIDTH,

@@ -3,14 +3,14 @@
 `BayesAgent` holds a posterior over the hypotheses of a
 `eleusis_lab.rules.space.HypothesisSpace` (distinct behaviours of the rules of a
 grammar, each with the prior mass of its formulas under the description-length prior),
-and of the one-card language (`agents.faces`: the sets of faces people name in one
+and of the one-card language (`eleusis_agents.faces`: the sets of faces people name in one
 sentence, "only cards from 3 to 8", which the grammar prices beyond its space), plus
 one "none of the above" hypothesis for rules outside both. It learns from
 every public play, its own and the other players', right and wrong.
 
 The model
 ---------
-- Prior: a mixture of the two languages (`agents.one_card_space`), the one-card language
+- Prior: a mixture of the two languages (`eleusis_agents.one_card_space`), the one-card language
   with mass ``one_card``, a face set both hold getting both masses. For solo, 1/4 is
   fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score on the
   rules people write, on 5 folds of the rules stratified by family (0.25 in three folds,
@@ -68,7 +68,7 @@ Exploring has a price at the table: in four-player games over the catalog, agent
 playing by information gain identify rules fastest but end phase 1 with about twice
 as many wrong cards as greedy ones; ``"mix"`` with ``mix=0.5`` scores best of the
 four and identifies more rules than greedy play. For rule identification alone, use
-``"lookahead"`` or ``"info_gain"`` (see ``agents.bayes_bench``).
+``"lookahead"`` or ``"info_gain"`` (see ``eleusis_agents.bayes_bench``).
 
 Declaring (solo, `SoloDeclaring`): the most probable hypothesis from probability 2/3,
 or, once the next plays cannot make the agent surer, from the probability at which
@@ -80,7 +80,7 @@ of the best one (under 1e-11 of the mass is left out), so late decisions are che
 
 Examples
 --------
->>> from agents.simple import RandomAgent
+>>> from eleusis_agents.simple import RandomAgent
 >>> from eleusis_lab.games.classic import play_classic
 >>> from eleusis_lab.rules import parse
 >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
@@ -99,9 +99,9 @@ import math
 import weakref
 
 import numpy as np
+from eleusis_agents.one_card_space import OneCardSpace, with_one_card
+from eleusis_agents.solo_declaring import SoloDeclaring, calibration_map
 
-from agents.one_card_space import OneCardSpace, with_one_card
-from agents.solo_declaring import SoloDeclaring, calibration_map
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
@@ -240,7 +240,7 @@ def base_log_prior(
 
     ``whole``: the hypotheses are whole rules, so ``true`` (and, in solo, ``false``)
     counts as one with nothing to find; not so for the rule of one context of a
-    switched rule (`agents.bayes_context`). ``acceptability``: ``"dealer"`` (the
+    switched rule (`eleusis_agents.bayes_context`). ``acceptability``: ``"dealer"`` (the
     quarter-of-the-deck test) or ``"solo"`` (no test). Computed once per space and
     arguments (every game started it again): the array returned is read-only.
 
@@ -331,9 +331,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Factor on the prior of hypotheses the game's rule cannot be, in [0, 1]: 0 rules
         them out, 1 ignores the test.
     one_card : float or "auto"
-        Prior mass of the one-card language (`agents.faces`: the rules on the card
+        Prior mass of the one-card language (`eleusis_agents.faces`: the rules on the card
         alone people say in one sentence, added to the space by
-        `agents.one_card_space`), in [0, 1); the grammar's hypotheses share the rest.
+        `eleusis_agents.one_card_space`), in [0, 1); the grammar's hypotheses share the rest.
         0 leaves it out; ``"auto"`` (the default) is the mass fitted for solo, 0.25, in
         solo and 0 elsewhere (`resolve_one_card`).
     acceptability : {"auto", "dealer", "solo"}

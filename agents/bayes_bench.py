@@ -1,6 +1,6 @@
 """Benchmarks of the Bayesian agent: build cost, time per decision, identification.
 
-Run ``python -m agents.bayes_bench`` for the full report (several minutes; it builds
+Run ``python -m eleusis_agents.bayes_bench`` for the full report (several minutes; it builds
 the spaces it needs once, into the disk cache), or call the functions:
 
 - `measure_build`: seconds and peak memory to enumerate a space, in a fresh process;
@@ -34,9 +34,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+from eleusis_agents.bayes import BayesAgent
+from eleusis_agents.simple import RandomAgent
 
-from agents.bayes import BayesAgent
-from agents.simple import RandomAgent
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.games.classic import play_classic
@@ -310,8 +310,10 @@ def identification(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Print the benchmark report (``python -m agents.bayes_bench --help``)."""
-    parser = argparse.ArgumentParser(prog="python -m agents.bayes_bench", description=__doc__)
+    """Print the benchmark report (``python -m eleusis_agents.bayes_bench --help``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m eleusis_agents.bayes_bench", description=__doc__
+    )
     parser.add_argument("--grammar", default="standard")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--build", action="store_true", help="measure builds from scratch")

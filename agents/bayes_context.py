@@ -1,7 +1,7 @@
 """A Bayesian agent whose rules may switch on the context: position, runs, the card
 two back, the previous verdict, or a feature of the last card.
 
-The hypotheses of `agents.bayes.BayesAgent` read the card and the last card. Many rules
+The hypotheses of `eleusis_agents.bayes.BayesAgent` read the card and the last card. Many rules
 people choose also read the position of the card (``if odd(length) then red(card) else
 black(card)``), a run (``if run(color) < 3 then ...``), the card two back or the
 previous verdict. `ContextBayesAgent` conceives of such a rule as a *switch*, a feature
@@ -17,8 +17,8 @@ The model
 - Prior: the switch ``none`` (one value: the base space alone) has probability
   ``plain``; the other switches share the rest equally. Given a switch, the rule of
   each value is drawn independently from the base prior
-  (`agents.bayes.base_log_prior`: the grammar's rules and, with mass ``one_card``,
-  the one-card language's face sets, `agents.one_card_space`; the quarter-of-the-deck
+  (`eleusis_agents.bayes.base_log_prior`: the grammar's rules and, with mass ``one_card``,
+  the one-card language's face sets, `eleusis_agents.one_card_space`; the quarter-of-the-deck
   test where a dealer chooses the rule; ``true``, which rejects nothing, is unlikely
   as a plain rule but not as the rule of one value). A switch of three or four values
   also comes as a suit *template* (``length mod 4 -> suit``): each value's rule is one
@@ -30,7 +30,7 @@ The model
   "none of the above" hypothesis (prior ``fallback``) predicts the rate of right plays,
   as in `BayesAgent`.
 
-It declares in solo as `BayesAgent` does (`agents.solo_declaring.SoloDeclaring`). It is
+It declares in solo as `BayesAgent` does (`eleusis_agents.solo_declaring.SoloDeclaring`). It is
 slower per decision (7 ms in classic against 0.3 ms, 31 ms with the solo lookahead
 against 5 ms) and holds a counter and a posterior for each of its 101 cells: about
 60 MB with the default 10**5 base rules (1.6 times more of each, time and memory, with
@@ -58,8 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-
-from agents.bayes import (
+from eleusis_agents.bayes import (
     agent_grammar,
     base_log_prior,
     binary_entropy,
@@ -67,8 +66,9 @@ from agents.bayes import (
     resolve_acceptability,
     resolve_one_card,
 )
-from agents.one_card_space import with_one_card
-from agents.solo_declaring import SoloDeclaring
+from eleusis_agents.one_card_space import with_one_card
+from eleusis_agents.solo_declaring import SoloDeclaring
+
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap

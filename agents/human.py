@@ -579,7 +579,7 @@ def _cards(text: str) -> list[Card]:
     >>> _cards("11h")
     Traceback (most recent call last):
     ...
-    agents.human._BadAnswer: not a card: '11h' (ranks are A, 2..10 or T, J, Q, K: \
+    eleusis_agents.human._BadAnswer: not a card: '11h' (ranks are A, 2..10 or T, J, Q, K: \
 for the jack of hearts type JH)
     """
     for token in re.split(r"[\s,]+", text.strip()):

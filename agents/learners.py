@@ -11,7 +11,7 @@ Benchmarking a new learner takes two lines:
 >>> from sklearn.ensemble import RandomForestClassifier
 >>> agent = SklearnAgent(estimator=RandomForestClassifier(n_estimators=10))
 
->>> from agents.simple import RandomAgent
+>>> from eleusis_agents.simple import RandomAgent
 >>> from eleusis_lab.games.classic import play_classic
 >>> record = play_classic("color(card) != color(last)", [agent, RandomAgent()], seed=0)
 >>> len(record.wrong_after_phase1[0]) < len(record.wrong_after_phase1[1])
@@ -234,7 +234,7 @@ class DecisionTreeAgent(SklearnAgent):
 
     Examples
     --------
-    >>> from agents.simple import RandomAgent
+    >>> from eleusis_agents.simple import RandomAgent
     >>> from eleusis_lab.games.classic import play_classic
     >>> record = play_classic(
     ...     "suit(card) == (suit(last) + 1) mod 4", [DecisionTreeAgent(), RandomAgent()], seed=4

@@ -3,7 +3,7 @@
 The Bayesian agents hold a posterior over the hypotheses of a
 `eleusis_lab.rules.space.HypothesisSpace`, whose verdict table has one row per
 probe (a context and a face) and one bit per hypothesis. A rule of the one-card
-language (`agents.faces`) says at every probe ``(context, face)`` what its mask says of
+language (`eleusis_agents.faces`) says at every probe ``(context, face)`` what its mask says of
 the face, so it fits the table as one more column. `with_one_card` returns a space
 that is the base space followed by the face sets it does not already hold, with the
 prior of a mixture of the two languages:
@@ -38,8 +38,8 @@ import functools
 import math
 
 import numpy as np
+from eleusis_agents.faces import face_mask, mask_verdicts, one_card_language
 
-from agents.faces import face_mask, mask_verdicts, one_card_language
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.space import (

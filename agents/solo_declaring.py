@@ -3,8 +3,8 @@
 `SoloDeclaring` is a mixin over a few methods of an agent's model (its most probable
 hypothesis, its text, how to refute one, the leaders' verdicts): it declares when that
 pays (`break_even`) and states its probability through the agent's calibration map
-(`calibration_map`). `agents.bayes.BayesAgent` and
-`agents.bayes_context.ContextBayesAgent` share it.
+(`calibration_map`). `eleusis_agents.bayes.BayesAgent` and
+`eleusis_agents.bayes_context.ContextBayesAgent` share it.
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ _NOT_THE_MODEL = frozenset({"policy", "mix", "declare_confidence", "calibration"
 
 
 def calibration_map(calibration: str | CalibrationMap | None, agent=None) -> CalibrationMap | None:
-    """The `CalibrationMap` a ``calibration`` parameter names (see `agents.bayes.BayesAgent`).
+    """The `CalibrationMap` a ``calibration`` parameter names (`eleusis_agents.bayes.BayesAgent`).
 
     ``"default"`` is the map shipped for ``agent``'s class, fitted on its default model:
     for an agent whose model differs (another grammar, size, noise, prior ...) it is
     None, the posterior itself, since the map says nothing of that model.
 
-    >>> from agents.bayes import BayesAgent
+    >>> from eleusis_agents.bayes import BayesAgent
     >>> calibration_map(None) is None
     True
     >>> calibration_map(CalibrationMap((0.0, 1.0), (0.0, 0.5)))(0.5)
@@ -81,7 +81,7 @@ def _default_model(agent) -> bool:
 def _packaged_map(name: str) -> CalibrationMap:
     from importlib.resources import as_file, files
 
-    with as_file(files("agents").joinpath("calibration", name)) as path:
+    with as_file(files("eleusis_agents").joinpath("calibration", name)) as path:
         return CalibrationMap.load(path)
 
 

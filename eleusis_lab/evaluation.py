@@ -229,9 +229,9 @@ def bench_learners() -> dict[str, Agent]:
 
     from eleusis_lab.registry import make_agent
 
-    sklearn_agent = "agents.learners:SklearnAgent"
+    sklearn_agent = "eleusis_agents.learners:SklearnAgent"
     return {
-        "tree": make_agent("agents.learners:DecisionTreeAgent"),
+        "tree": make_agent("eleusis_agents.learners:DecisionTreeAgent"),
         "logistic": make_agent(sklearn_agent),
         "forest": make_agent(sklearn_agent, estimator=RandomForestClassifier(n_estimators=50)),
         "naive_bayes": make_agent(sklearn_agent, estimator=GaussianNB()),

@@ -312,14 +312,14 @@ def _one_line(error: BaseException) -> str:
 
 
 #: The Eleusis agents.
-AGENTS = AgentRegistry(GROUP, Agent, "agent", "agents.simple:RandomAgent", "known agents")
+AGENTS = AgentRegistry(GROUP, Agent, "agent", "eleusis_agents.simple:RandomAgent", "known agents")
 
 
 def available_agents() -> dict[str, str]:
     """The registered agent names and the ``module:Class`` each one points to.
 
     >>> available_agents()["random"]
-    'agents.simple:RandomAgent'
+    'eleusis_agents.simple:RandomAgent'
     """
     return AGENTS.available()
 
@@ -359,7 +359,7 @@ def make_agent(spec: str, **params: Any) -> Agent:
 
     Examples
     --------
-    >>> make_agent("agents.simple:RandomAgent")
+    >>> make_agent("eleusis_agents.simple:RandomAgent")
     RandomAgent()
     >>> try:
     ...     make_agent("oracle", colour="red")

@@ -148,7 +148,7 @@ class SecretsAgent(Parameters, abc.ABC):
 
 #: The Secrets players.
 SECRETS_AGENTS = AgentRegistry(
-    SECRETS_GROUP, SecretsAgent, "Secrets agent", "agents.secrets:...", "known"
+    SECRETS_GROUP, SecretsAgent, "Secrets agent", "eleusis_agents.secrets:...", "known"
 )
 
 
@@ -156,7 +156,7 @@ def available_secrets_agents() -> dict[str, str]:
     """The registered Secrets agent names and the ``module:Class`` each points to.
 
     >>> available_secrets_agents()["secrets-heuristic"]
-    'agents.secrets:HeuristicSecretsAgent'
+    'eleusis_agents.secrets:HeuristicSecretsAgent'
     """
     return SECRETS_AGENTS.available()
 

@@ -3,7 +3,7 @@
 A person at a human seat who types ``q`` (or presses Ctrl-C) stops the game at once:
 the engine returns no record. `stopped_report` then says what he came to find out,
 the secret rule, and the scores so far, rebuilt from what that seat saw (every public
-event, `agents.human.HumanAgent.seen_`) and, in classic Eleusis, the deal of the seed:
+event, `eleusis_agents.human.HumanAgent.seen_`) and, in classic Eleusis, the deal of the seed:
 
 - solo: the turns played of the cap, the wrong declarations, and the score of a game
   ended now (the rule not found: -2 per wrong declaration);

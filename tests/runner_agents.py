@@ -2,7 +2,7 @@
 
 import time
 
-from agents.simple import OracleAgent, RandomAgent
+from eleusis_agents.simple import OracleAgent, RandomAgent
 
 
 class Proposer(OracleAgent):

@@ -7,9 +7,9 @@ import pickle
 
 import numpy as np
 import pytest
+from eleusis_agents.bayes import POLICIES, BayesAgent, base_log_prior
+from eleusis_agents.simple import RandomAgent
 
-from agents.bayes import POLICIES, BayesAgent, base_log_prior
-from agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import play_classic
@@ -294,7 +294,8 @@ def test_fallback_zero_and_uniform_prior_still_work():
 
 
 def test_game_equivalents_cannot_tell_rules_apart_on_the_cards_already_on_the_line():
-    from agents.bayes_bench import game_equivalents
+    from eleusis_agents.bayes_bench import game_equivalents
+
     from eleusis_lab.cards import parse_card
     from eleusis_lab.rules.grammar import Grammar
 
@@ -398,7 +399,7 @@ def test_the_shipped_calibration_holds_for_the_default_model_in_solo_only():
 
 
 def test_the_base_prior_is_computed_once_per_space_and_normalised():
-    from agents.bayes import base_log_prior
+    from eleusis_agents.bayes import base_log_prior
 
     space = build_space("colours_suits", max_hypotheses=500, cache=False)
     first = base_log_prior(space, "bits", 1e-3)

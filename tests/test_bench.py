@@ -1,6 +1,7 @@
 """Benchmarks: watching an agent never tells it the rule."""
 
-from agents.simple import RandomAgent
+from eleusis_agents.simple import RandomAgent
+
 from eleusis_lab.bench import bench_agents
 
 

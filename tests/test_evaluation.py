@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
+from eleusis_agents.simple import OracleAgent, RandomAgent
 
-from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, LearningAgent
 from eleusis_lab.cards import N_FACES, standard_deck
 from eleusis_lab.evaluation import accuracy_table, prediction_accuracy, seconds_per_decision
@@ -77,7 +77,7 @@ def test_the_oracle_is_perfect_and_the_agent_need_not_learn():
 
 
 def test_same_seed_same_score_and_the_agent_is_restarted():
-    from agents.learners import DecisionTreeAgent
+    from eleusis_agents.learners import DecisionTreeAgent
 
     agent = DecisionTreeAgent()
     first = prediction_accuracy(agent, SUIT_CYCLE, seed=2, train_plays=20)

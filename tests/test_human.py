@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from eleusis_agents.human import HumanAgent, PlayerQuit
+from eleusis_agents.simple import RandomAgent
 
-from agents.human import HumanAgent, PlayerQuit
-from agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
@@ -457,7 +457,7 @@ def test_streams_are_resolved_at_call_time(monkeypatch, capsys):
 
 
 def test_registered_and_skipped_by_the_conformance_checks():
-    assert available_agents()["human"] == "agents.human:HumanAgent"
+    assert available_agents()["human"] == "eleusis_agents.human:HumanAgent"
     agent = make_agent("human")
     assert isinstance(agent, HumanAgent) and HumanAgent.interactive
     with pytest.raises(unittest.SkipTest, match="HumanAgent is interactive"):

@@ -14,10 +14,10 @@ from itertools import chain
 
 import numpy as np
 import pytest
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, Event, LearningAgent, Observation
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError

@@ -15,8 +15,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 def test_the_packages_are_typed_and_ship_the_marker():
     data = PYPROJECT["tool"]["setuptools"]["package-data"]
-    for package in ("eleusis_lab", "agents"):
-        assert (ROOT / package / "py.typed").is_file() and "py.typed" in data[package]
+    for package, folder in (("eleusis_lab", "eleusis_lab"), ("eleusis_agents", "agents")):
+        assert (ROOT / folder / "py.typed").is_file() and "py.typed" in data[package]
 
 
 def test_licence_citation_and_classifiers_agree_with_pyproject():
@@ -60,3 +60,19 @@ def test_the_sdist_carries_docs_specs_notebooks_licence_and_markers(sdist):
     ]
     assert [name for name in expected if name not in sdist] == []
     assert not [name for name in sdist if "__pycache__" in name]
+
+
+def test_a_folder_named_agents_where_it_runs_does_not_shadow_the_agents(tmp_path):
+    """The agents install as eleusis_agents: a user's own agents/ folder is theirs."""
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("raise ImportError('my own agents')\n")
+    command = [sys.executable, "-m", "eleusis_lab", "play", "--agents", "random,oracle"]
+    played = subprocess.run(
+        [*command, "--rule", "red_only", "--seed", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert played.returncode == 0, played.stderr
+    assert "OracleAgent" in played.stdout

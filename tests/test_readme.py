@@ -3,7 +3,7 @@
 import inspect
 from pathlib import Path
 
-from agents.examples import ColourPairs
+from eleusis_agents.examples import ColourPairs
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -4,8 +4,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from eleusis_agents.simple import OracleAgent, RandomAgent
 
-from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card, parse_card, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, play_classic
@@ -52,7 +52,7 @@ def test_json_round_trip():
     }
     assert data["agents"][0] == {
         "name": "OracleAgent",
-        "spec": "agents.simple:OracleAgent",
+        "spec": "eleusis_agents.simple:OracleAgent",
         "params": {"choice": "random"},
     }
     assert data["config"] == {

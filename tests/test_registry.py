@@ -1,8 +1,8 @@
 """The agent registry: entry-point names, module:Class specs and their errors."""
 
 import pytest
+from eleusis_agents.simple import OracleAgent, RandomAgent
 
-from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.registry import (
     AgentSpecError,
     UnknownAgentError,
@@ -16,8 +16,8 @@ from eleusis_lab.registry import (
 
 def test_builtin_names_are_registered():
     agents = available_agents()
-    assert agents["random"] == "agents.simple:RandomAgent"
-    assert agents["oracle"] == "agents.simple:OracleAgent"
+    assert agents["random"] == "eleusis_agents.simple:RandomAgent"
+    assert agents["oracle"] == "eleusis_agents.simple:OracleAgent"
     assert list(agents) == sorted(agents)
 
 
@@ -29,8 +29,8 @@ def test_make_agent_by_name_with_params():
 
 
 def test_make_agent_by_module_class():
-    assert type(make_agent("agents.simple:RandomAgent")) is RandomAgent
-    assert agent_class(" agents.simple:OracleAgent ") is OracleAgent
+    assert type(make_agent("eleusis_agents.simple:RandomAgent")) is RandomAgent
+    assert agent_class(" eleusis_agents.simple:OracleAgent ") is OracleAgent
 
 
 def test_unknown_name_lists_the_known_names():
@@ -45,10 +45,10 @@ def test_unknown_name_lists_the_known_names():
     ("spec", "message"),
     [
         ("no_such_module_xyz:Agent", "cannot import module 'no_such_module_xyz'"),
-        ("agents.simple:NoSuchAgent", "has no 'NoSuchAgent'"),
+        ("eleusis_agents.simple:NoSuchAgent", "has no 'NoSuchAgent'"),
         ("eleusis_lab.cards:Card", "'Card' is not an Agent subclass"),
         ("eleusis_lab.cards:N_FACES", "is not an Agent subclass"),
-        ("agents.simple:", "expected 'module:Class'"),
+        ("eleusis_agents.simple:", "expected 'module:Class'"),
         (":RandomAgent", "expected 'module:Class'"),
         ("", "a name or 'module:Class'"),
     ],
@@ -69,7 +69,7 @@ def test_parse_agent_list():
     agents = parse_agent_list("random, oracle,random")
     assert [type(a) for a in agents] == [RandomAgent, OracleAgent, RandomAgent]
     assert len({id(a) for a in agents}) == 3
-    assert [type(a) for a in parse_agent_list("agents.simple:OracleAgent")] == [OracleAgent]
+    assert [type(a) for a in parse_agent_list("eleusis_agents.simple:OracleAgent")] == [OracleAgent]
     with pytest.raises(UnknownAgentError, match="'nobody'"):
         parse_agent_list("random,nobody")
     for bad in ("", "random,,oracle", " , "):
@@ -80,7 +80,7 @@ def test_parse_agent_list():
 def test_parameters_in_the_spec():
     agent = make_agent("oracle(choice=first)")
     assert isinstance(agent, OracleAgent) and agent.choice == "first"
-    agent = make_agent("agents.simple:OracleAgent(choice='first')")
+    agent = make_agent("eleusis_agents.simple:OracleAgent(choice='first')")
     assert agent.choice == "first"
     assert make_agent("oracle(choice=first)", choice="random").choice == "random"  # given wins
     agents = parse_agent_list("random, oracle(choice=first), oracle")

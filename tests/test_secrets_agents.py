@@ -9,14 +9,14 @@ import pickle
 
 import numpy as np
 import pytest
-
-from agents.secrets import (
+from eleusis_agents.secrets import (
     HeuristicSecretsAgent,
     RandomSecretsAgent,
     SearchSecretsAgent,
     exit_costs,
     position_value,
 )
+
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import parse_card
 from eleusis_lab.games.secrets import (
@@ -99,10 +99,12 @@ def test_registry_keeps_secrets_agents_apart_from_eleusis_agents():
     with pytest.raises(UnknownAgentError, match="secrets-heuristic"):
         make_secrets_agent("heuristic")
     with pytest.raises(AgentSpecError, match="not a SecretsAgent"):
-        make_secrets_agent("agents.simple:RandomAgent")
+        make_secrets_agent("eleusis_agents.simple:RandomAgent")
     with pytest.raises(AgentSpecError, match="takes no parameter"):
         make_secrets_agent("secrets-search", depth=3)
-    assert type(make_secrets_agent("agents.secrets:SearchSecretsAgent")) is SearchSecretsAgent
+    assert (
+        type(make_secrets_agent("eleusis_agents.secrets:SearchSecretsAgent")) is SearchSecretsAgent
+    )
     assert not issubclass(SearchSecretsAgent, Agent)
     agents = parse_secrets_agent_list("secrets-random,secrets-heuristic,secrets-search")
     assert [type(a) for a in agents] == [

@@ -10,8 +10,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from eleusis_agents.simple import OracleAgent, RandomAgent
 
-from agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, Observation, SoloMove, clone
 from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
@@ -414,7 +414,7 @@ def test_oracle_declares_the_rule_on_turn_one(rule):
 
 
 def test_bayes_agent_finds_a_simple_rule():
-    from agents.bayes import BayesAgent
+    from eleusis_agents.bayes import BayesAgent
 
     agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
     record = play_solo("red(card)", agent, seed=0)
@@ -432,7 +432,8 @@ DEALER_GRAMMAR = {
 
 def test_bayes_agent_learns_from_a_wrong_declaration():
     """Only red cards on the line: red(card) and same colour agree on every play seen."""
-    from agents.bayes import BayesAgent
+    from eleusis_agents.bayes import BayesAgent
+
     from eleusis_lab.agent import Event, GameInfo, Observation
 
     # the hand-set grammar alone and the dealer's test: the one-card language, and rules such as
@@ -459,7 +460,8 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
 
 def test_bayes_agent_knows_twins_no_play_can_tell_apart():
     """After red cards only, red(card) and same colour agree on every play to come."""
-    from agents.bayes import BayesAgent
+    from eleusis_agents.bayes import BayesAgent
+
     from eleusis_lab.agent import Event, GameInfo, Observation
 
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
@@ -509,7 +511,7 @@ class _Fixed:
 
 
 def _fixed_agent(probabilities):
-    from agents.solo_declaring import SoloDeclaring
+    from eleusis_agents.solo_declaring import SoloDeclaring
 
     agent = type("Fixed", (SoloDeclaring, _Fixed), {})(probabilities)
     agent.start_game(object(), None)  # one game
@@ -551,8 +553,8 @@ def test_check_agent_plays_solo(agent):
 
 
 def test_built_in_agents_declare_solo():
-    from agents.bayes import BayesAgent
-    from agents.learners import DecisionTreeAgent, SklearnAgent
+    from eleusis_agents.bayes import BayesAgent
+    from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
 
     for cls in (RandomAgent, OracleAgent, BayesAgent, SklearnAgent, DecisionTreeAgent):
         assert "solo" in cls.games
@@ -861,7 +863,7 @@ def test_a_move_that_is_not_a_solo_move_is_a_fault():
 def test_the_published_timing_is_harder_than_declaring_after_the_verdict():
     """The same learner finds the same rule, a turn later when it must declare with the
     card: it cannot use the verdict of the card it declares with."""
-    from agents.bayes import BayesAgent
+    from eleusis_agents.bayes import BayesAgent
 
     small = {"grammar": "colours_suits", "max_hypotheses": 2000}
     later = play_solo("color(card) != color(last)", BayesAgent(**small), seed=3)

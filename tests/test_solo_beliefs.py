@@ -6,10 +6,10 @@ import re
 
 import pandas as pd
 import pytest
+from eleusis_agents.bayes_context import ContextBayesAgent
+from eleusis_agents.simple import RandomAgent
 from test_solo import Scripted
 
-from agents.bayes_context import ContextBayesAgent
-from agents.simple import RandomAgent
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.solo import play_solo
 from eleusis_lab.games.solo_beliefs import BELIEF_COLUMNS, format_beliefs, solo_beliefs
@@ -117,7 +117,7 @@ def test_a_lower_declare_confidence_declares_from_it():
     """The module docstring's game with the hand-set prior: the secret rule leads at 0.60
     after turn 6 and, at 0.74 after turn 7, is declared with turn 8's card; from 0.4,
     with turn 7's."""
-    from agents.bayes import BayesAgent
+    from eleusis_agents.bayes import BayesAgent
 
     rule = "suit(card) == suit(last)"
     small = {"grammar": "colours_suits", "max_hypotheses": 2000, "productions": "hand-set"}

@@ -194,7 +194,7 @@ def test_bad_specs_name_the_key_and_the_reason(spec, expected):
 
 
 def test_an_agent_that_does_not_play_the_game_is_refused(monkeypatch):
-    from agents.simple import RandomAgent
+    from eleusis_agents.simple import RandomAgent
 
     monkeypatch.setattr(RandomAgent, "games", ("solo",))
     assert (

@@ -36,7 +36,7 @@ do; every agent gets its own generator spawned from it.
 
 Examples
 --------
->>> from agents.simple import OracleAgent, RandomAgent
+>>> from eleusis_agents.simple import OracleAgent, RandomAgent
 >>> record = play_delphi("color(card) != color(last)", [OracleAgent(), RandomAgent()], seed=0)
 >>> len(record.events), record.chips
 (51, (51, 0))
@@ -266,7 +266,7 @@ class DelphiRecord(JsonRecord):
 
         Examples
         --------
-        >>> from agents.simple import OracleAgent
+        >>> from eleusis_agents.simple import OracleAgent
         >>> record = play_delphi("red(card)", [OracleAgent(), OracleAgent()], seed=0)
         >>> table = record.prediction_table()
         >>> len(table), bool(table["hit"].all())
@@ -411,7 +411,7 @@ def play_delphi(
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent
+    >>> from eleusis_agents.simple import OracleAgent
     >>> from eleusis_lab.agent import Agent
     >>> class Doubter(Agent):
     ...     def choose_play(self, obs):
@@ -540,7 +540,7 @@ def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> record = play_delphi("black(card)", [OracleAgent(), RandomAgent()], seed=1)
     >>> replay_delphi(record)
     []
@@ -679,7 +679,7 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> record = play_delphi("red(card)", [OracleAgent(), RandomAgent()], seed=0)
     >>> print(format_delphi_layout(record, columns=6))  # doctest: +ELLIPSIS
     Delphi, seed 0, rule: red(card)
@@ -822,7 +822,7 @@ def play_delphi_match(
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> agents = [OracleAgent(), RandomAgent(), RandomAgent()]
     >>> result = play_delphi_match(agents, seed=0, rules="color(card) != color(last)")
     >>> result.dealers, result.seats
@@ -859,7 +859,7 @@ def delphi_outcome(record: DelphiRecord) -> Outcome:
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> outcome = delphi_outcome(play_delphi("red(card)", [OracleAgent(), RandomAgent()], 0))
     >>> outcome.scores, outcome.dealer_score, outcome.prediction_accuracy[0]
     ((48.0, -48.0), 48.0, 1.0)

@@ -38,7 +38,7 @@ re-derives a record from its seed and rule; `format_four_to_eight_layout` lays i
 
 Examples
 --------
->>> from agents.simple import OracleAgent, RandomAgent
+>>> from eleusis_agents.simple import OracleAgent, RandomAgent
 >>> agents = [OracleAgent(), RandomAgent(), RandomAgent()]
 >>> record = play_four_to_eight("color(card) != color(last)", agents, seed=1)
 >>> [len(hand) for hand in record.deal], len(record.unused)
@@ -241,7 +241,7 @@ def play_four_to_eight(
 
     Examples
     --------
-    >>> from agents.simple import RandomAgent
+    >>> from eleusis_agents.simple import RandomAgent
     >>> players = [RandomAgent() for _ in range(5)]
     >>> record = play_four_to_eight("red(card)", players, seed=2)
     >>> len(record.deal), len(record.deal[0]), record.phase2_end
@@ -394,7 +394,7 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
 
     Examples
     --------
-    >>> from agents.simple import RandomAgent
+    >>> from eleusis_agents.simple import RandomAgent
     >>> record = play_four_to_eight("red(card)", [RandomAgent() for _ in range(3)], seed=0)
     >>> replay_four_to_eight(record)
     []
@@ -518,7 +518,7 @@ def format_four_to_eight_layout(record: GameRecord, columns: int = 13, max_rows:
 
     Examples
     --------
-    >>> from agents.simple import RandomAgent
+    >>> from eleusis_agents.simple import RandomAgent
     >>> record = play_four_to_eight("red(card)", [RandomAgent() for _ in range(3)], seed=0)
     >>> print(format_four_to_eight_layout(record))  # doctest: +ELLIPSIS
     four-to-eight Eleusis, seed 0, rule: red(card)
@@ -596,7 +596,7 @@ def play_four_to_eight_match(
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> agents = [OracleAgent(), RandomAgent(), RandomAgent(), RandomAgent()]
     >>> result = play_four_to_eight_match(agents, seed=0, rules="red(card)")
     >>> result.dealers, result.seats[1]

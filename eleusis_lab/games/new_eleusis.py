@@ -54,7 +54,7 @@ the index of the turn in `NewEleusisRecord.turns`, its ``call`` the agent method
 
 Examples
 --------
->>> from agents.simple import OracleAgent, RandomAgent
+>>> from eleusis_agents.simple import OracleAgent, RandomAgent
 >>> agents = [RandomAgent(), RandomAgent(), OracleAgent()]
 >>> record = play_new_eleusis("color(card) != color(last)", agents, seed=1)
 >>> record.starter, record.first_seat, [len(hand) for hand in record.deal]
@@ -293,7 +293,7 @@ def play_new_eleusis(
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent
+    >>> from eleusis_agents.simple import OracleAgent
     >>> record = play_new_eleusis("red(card)", [OracleAgent() for _ in range(3)], seed=0)
     >>> all(card.is_red for card in record.main_line[1:]), sum(map(len, record.side_line))
     (True, 0)
@@ -470,7 +470,7 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
 
     Examples
     --------
-    >>> from agents.simple import RandomAgent
+    >>> from eleusis_agents.simple import RandomAgent
     >>> record = play_new_eleusis("black(card)", [RandomAgent() for _ in range(4)], seed=2)
     >>> replay_new_eleusis(record)
     []

@@ -426,7 +426,7 @@ def format_new_eleusis_layout(
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent, RandomAgent
+    >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> from eleusis_lab.games.new_eleusis import play_new_eleusis
     >>> agents = [RandomAgent(), RandomAgent(), OracleAgent()]
     >>> record = play_new_eleusis("red(card)", agents, seed=4)

@@ -26,7 +26,7 @@ scores, actions and effects), `eleusis_lab.games.secrets_state` (positions, lega
 actions, transitions, views), this one (the engine and its options),
 `eleusis_lab.games.secrets_record` (the record and its replay) and
 `eleusis_lab.games.secrets_draw` (text layout, drawing); the agent interface is
-`eleusis_lab.secrets_agent`, the agents are in ``agents.secrets`` and the tournament in
+`eleusis_lab.secrets_agent`, the agents are in ``eleusis_agents.secrets`` and the tournament in
 `eleusis_lab.games.secrets_tournament`. This module re-exports
 what a user needs.
 

@@ -45,7 +45,7 @@ recorded. ``on_fault="raise"`` stops the game instead.
 
 Examples
 --------
->>> from agents.simple import OracleAgent, RandomAgent
+>>> from eleusis_agents.simple import OracleAgent, RandomAgent
 >>> record = play_solo("red(card)", OracleAgent(), seed=3)
 >>> record.starter.is_red, record.found_turn, record.score, record.success
 (True, 1, 30, True)
@@ -582,7 +582,7 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent
+    >>> from eleusis_agents.simple import OracleAgent
     >>> record = play_solo("color(card) != color(last)", OracleAgent(), seed=1)
     >>> replay_solo(record)
     []

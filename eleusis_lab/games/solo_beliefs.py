@@ -9,7 +9,7 @@ lays the table out for a terminal (``eleusis-lab play --game solo --beliefs``) a
 
 Example
 -------
->>> from agents.bayes import BayesAgent
+>>> from eleusis_agents.bayes import BayesAgent
 >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
 >>> record, beliefs = solo_beliefs("suit(card) == suit(last)", agent, seed=1)
 >>> print(format_beliefs(beliefs))
@@ -29,7 +29,7 @@ After a spade starter, "only spades" and "the suit of the last card" agree on ev
 card to come, so the published judge counts it found. A declaration is made with the
 turn's card, before its verdict: after turn 6 the two led together, and as no play
 could tell them apart, the agent declared the first with turn 7's card, at 0.49
-(`agents.solo_declaring.SoloDeclaring`).
+(`eleusis_agents.solo_declaring.SoloDeclaring`).
 """
 
 from __future__ import annotations

@@ -313,7 +313,7 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
 
     Examples
     --------
-    >>> from agents.simple import OracleAgent
+    >>> from eleusis_agents.simple import OracleAgent
     >>> from eleusis_lab.games.solo import play_solo
     >>> print(format_solo_layout(play_solo("black(card)", OracleAgent(), seed=0)))
     ... # doctest: +ELLIPSIS

@@ -121,7 +121,7 @@ class PackedVerdicts:
     """Reads of a packed verdict table (see the module docstring), for a space with a
     ``table`` (uint8, one row per probe), ``contexts`` and a length (its hypotheses).
 
-    `HypothesisSpace` and the agents' `agents.one_card_space.OneCardSpace` both read
+    `HypothesisSpace` and the agents' `eleusis_agents.one_card_space.OneCardSpace` both read
     their tables this way. The reads broadcast like numpy indexing: a loop over probes
     computes the `bit_position` of its hypotheses once and passes it to `verdict_bits`.
 

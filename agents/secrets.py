@@ -28,7 +28,7 @@ All three take their randomness from the generator of ``start_game`` only.
 
 Examples
 --------
->>> from eleusis_lab.games.secrets import play_secrets
+>>> from eleusis_lab.secrets.game import play_secrets
 >>> record = play_secrets([SearchSecretsAgent(budget=4), HeuristicSecretsAgent(),
 ...                        RandomSecretsAgent(), HeuristicSecretsAgent()], seed=5)
 >>> record.end, len(record.scores)
@@ -44,7 +44,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from eleusis_lab.cards import Card
-from eleusis_lab.games.secrets_moves import (
+from eleusis_lab.secrets.agent import SecretsAgent, SecretsDuel
+from eleusis_lab.secrets.moves import (
     ACE,
     DUEL,
     JACK,
@@ -63,8 +64,7 @@ from eleusis_lab.games.secrets_moves import (
     beat_value,
     card_points,
 )
-from eleusis_lab.games.secrets_state import SecretsState, SecretsView
-from eleusis_lab.secrets_agent import SecretsAgent, SecretsDuel
+from eleusis_lab.secrets.state import SecretsState, SecretsView
 
 __all__ = [
     "HeuristicSecretsAgent",
@@ -348,7 +348,7 @@ def position_value(state: SecretsState, seat: int) -> float:
     armed enemy; for a king, its point and, while secrets are face down, a share of
     what it may find.
 
-    >>> from eleusis_lab.games.secrets import secrets_deal
+    >>> from eleusis_lab.secrets.game import secrets_deal
     >>> round(position_value(secrets_deal(0), 0), 1)
     280.4
     """
@@ -384,7 +384,7 @@ class RandomSecretsAgent(SecretsAgent):
     Examples
     --------
     >>> import numpy as np
-    >>> from eleusis_lab.games.secrets import secrets_deal
+    >>> from eleusis_lab.secrets.game import secrets_deal
     >>> state = secrets_deal(0)
     >>> agent = RandomSecretsAgent()
     >>> agent.start_game(None, np.random.default_rng(0))
@@ -438,7 +438,7 @@ class HeuristicSecretsAgent(_Scoring):
     Examples
     --------
     >>> import numpy as np
-    >>> from eleusis_lab.games.secrets_state import (SecretsState)
+    >>> from eleusis_lab.secrets.state import (SecretsState)
     >>> state = SecretsState.from_layout({"a8": "JH", "b8": "JD"}, ["QD", "", "", ""])
     >>> agent = HeuristicSecretsAgent()
     >>> agent.start_game(None, np.random.default_rng(0))
@@ -488,7 +488,7 @@ class SearchSecretsAgent(_Scoring):
     Examples
     --------
     >>> import numpy as np
-    >>> from eleusis_lab.games.secrets import secrets_deal
+    >>> from eleusis_lab.secrets.game import secrets_deal
     >>> state = secrets_deal(4)
     >>> agent = SearchSecretsAgent(budget=2)
     >>> agent.start_game(None, np.random.default_rng(0))

@@ -129,7 +129,7 @@ class SoloMove:
 class Parameters:
     """scikit-learn style parameters: the constructor's arguments, kept as attributes.
 
-    The base of `Agent` and of `eleusis_lab.secrets_agent.SecretsAgent`.
+    The base of `Agent` and of `eleusis_lab.secrets.agent.SecretsAgent`.
     """
 
     @classmethod
@@ -413,7 +413,7 @@ def clone(agent: Parameters) -> Parameters:
 
     Any agent with `Parameters`: of Eleusis, or of Secrets.
 
-    >>> from eleusis_lab.secrets_agent import make_secrets_agent
+    >>> from eleusis_lab.secrets.agent import make_secrets_agent
     >>> agent = make_secrets_agent("secrets-search", budget=8)
     >>> twin = clone(agent)
     >>> twin is not agent and twin.get_params() == agent.get_params()

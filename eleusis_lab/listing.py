@@ -2,7 +2,7 @@
 
 Every list is read from where its names are registered, never copied: agents from the
 entry-point registries (`eleusis_lab.registry.AGENTS` and the Secrets players of
-`eleusis_lab.secrets_agent`), games, dealers and complexity measures from theirs
+`eleusis_lab.secrets.agent`), games, dealers and complexity measures from theirs
 (`eleusis_lab.games.table.GAMES`, `eleusis_lab.dealers.DEALERS`,
 `eleusis_lab.rules.complexity.measures`), grammars from
 `eleusis_lab.rules.grammar.GRAMMARS` and rules from the catalog.
@@ -36,7 +36,7 @@ def first_line(obj: object) -> str:
 
 def _agents() -> list[tuple[str, str]]:
     from eleusis_lab.registry import AGENTS
-    from eleusis_lab.secrets_agent import SECRETS_AGENTS
+    from eleusis_lab.secrets.agent import SECRETS_AGENTS
 
     rows = [(name, first_line(AGENTS.agent_class(name))) for name in AGENTS.available()]
     for name in SECRETS_AGENTS.available():

@@ -63,7 +63,7 @@ class AgentRegistry:
     """Agent classes found by name in one entry-point group, or as ``module:Class``.
 
     One registry per kind of agent: `AGENTS` (Eleusis, `Agent` subclasses) and, in
-    `eleusis_lab.secrets_agent`, the Secrets players; the dealer kinds of
+    `eleusis_lab.secrets.agent`, the Secrets players; the dealer kinds of
     `eleusis_lab.dealers` are found the same way (`eleusis_lab.dealers.DEALERS`).
     ``noun`` names the kind in messages, ``example`` is a ``module:Class`` to show,
     ``known`` introduces the list of names in the error for an unknown one. ``builtins``

@@ -15,7 +15,7 @@ from eleusis_lab.registry import available_agents
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.complexity import measure_names
 from eleusis_lab.rules.grammar import GRAMMARS
-from eleusis_lab.secrets_agent import SECRETS_AGENTS
+from eleusis_lab.secrets.agent import SECRETS_AGENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -403,9 +403,9 @@ def test_layout_lists_the_faults_under_the_scores():
 def test_every_game_record_shows_itself_in_jupyter():
     from eleusis_lab.games.delphi import play_delphi
     from eleusis_lab.games.new_eleusis import play_new_eleusis
-    from eleusis_lab.games.secrets import play_secrets
     from eleusis_lab.games.solo import play_solo
-    from eleusis_lab.secrets_agent import parse_secrets_agent_list
+    from eleusis_lab.secrets.agent import parse_secrets_agent_list
+    from eleusis_lab.secrets.game import play_secrets
 
     records = [
         play_classic("red(card)", [RandomAgent(), RandomAgent()], seed=4),

@@ -14,7 +14,10 @@ import pytest
 
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games.secrets import (
+from eleusis_lab.record import OVER_TIME, RAISED, RecordError
+from eleusis_lab.secrets.agent import make_secrets_agent
+from eleusis_lab.secrets.draw import format_secrets_layout
+from eleusis_lab.secrets.game import (
     NO_PIECES,
     TURN_CAP,
     SecretsAgent,
@@ -27,8 +30,7 @@ from eleusis_lab.games.secrets import (
     replay_secrets,
     secrets_deal,
 )
-from eleusis_lab.games.secrets_draw import format_secrets_layout
-from eleusis_lab.games.secrets_moves import (
+from eleusis_lab.secrets.moves import (
     SECRET_SQUARES,
     SKIP,
     SecretsAction,
@@ -40,9 +42,7 @@ from eleusis_lab.games.secrets_moves import (
     secrets_score,
     square_name,
 )
-from eleusis_lab.games.secrets_record import ILLEGAL_ACTION
-from eleusis_lab.record import OVER_TIME, RAISED, RecordError
-from eleusis_lab.secrets_agent import make_secrets_agent
+from eleusis_lab.secrets.record import ILLEGAL_ACTION
 
 matplotlib.use("Agg")
 DECK = Counter(standard_deck())

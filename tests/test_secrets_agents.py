@@ -19,21 +19,8 @@ from eleusis_agents.secrets import (
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import parse_card
-from eleusis_lab.games.secrets import (
-    SecretsConfig,
-    play_secrets,
-    replay_secrets,
-    secrets_deal,
-    secrets_outcome,
-)
-from eleusis_lab.games.secrets_moves import parse_action, parse_square
-from eleusis_lab.games.secrets_state import SecretsState
-from eleusis_lab.games.secrets_tournament import (
-    secrets_summary,
-    secrets_tournament,
-)
 from eleusis_lab.registry import AgentSpecError, UnknownAgentError, available_agents, make_agent
-from eleusis_lab.secrets_agent import (
+from eleusis_lab.secrets.agent import (
     SecretsAgent,
     SecretsDuel,
     SecretsInfo,
@@ -41,6 +28,19 @@ from eleusis_lab.secrets_agent import (
     clone,
     make_secrets_agent,
     parse_secrets_agent_list,
+)
+from eleusis_lab.secrets.game import (
+    SecretsConfig,
+    play_secrets,
+    replay_secrets,
+    secrets_deal,
+    secrets_outcome,
+)
+from eleusis_lab.secrets.moves import parse_action, parse_square
+from eleusis_lab.secrets.state import SecretsState
+from eleusis_lab.secrets.tournament import (
+    secrets_summary,
+    secrets_tournament,
 )
 
 #: Each registered agent as the checks play it (the search with a small budget: fast).

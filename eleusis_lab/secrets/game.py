@@ -1,9 +1,9 @@
 """Secrets, the jack-and-king board game (RULES.md section 4): one game as a pure function.
 
-`play_secrets` takes four `eleusis_lab.secrets_agent.SecretsAgent` players (hearts,
+`play_secrets` takes four `eleusis_lab.secrets.agent.SecretsAgent` players (hearts,
 diamonds, clubs, spades, in the order of play), a seed and a `SecretsConfig`, lays out
 the board, plays until no jack or king is left on it and returns a
-`eleusis_lab.games.secrets_record.SecretsRecord`.
+`eleusis_lab.secrets.record.SecretsRecord`.
 
 The game in brief: each player moves his jack one square up, down, left or right per
 turn (then, once the jack is gone, his king), never onto another piece; onto a card of
@@ -14,25 +14,25 @@ adjacent enemy piece, holding the queen of a piece's suit takes it into hand. Se
 (aces and queens face down on columns 5 and 6) are turned up by the piece that enters:
 a queen or an own ace goes to hand, an enemy ace kills the piece and stays face up. A
 player who can act must. Cards in hand score J 1000, Q 100, A 10, K 1, others 0.01.
-The rules module, `eleusis_lab.games.secrets_state`, documents every decision taken
+The rules module, `eleusis_lab.secrets.state`, documents every decision taken
 where the rules are open.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the set-up is laid out by
 a generator on it and every agent gets its own generator spawned from it, so an
 agent's random stream depends on the seed and its seat only.
 
-The modules, one job each: `eleusis_lab.games.secrets_moves` (squares, card values and
-scores, actions and effects), `eleusis_lab.games.secrets_state` (positions, legal
+The modules, one job each: `eleusis_lab.secrets.moves` (squares, card values and
+scores, actions and effects), `eleusis_lab.secrets.state` (positions, legal
 actions, transitions, views), this one (the engine and its options),
-`eleusis_lab.games.secrets_record` (the record and its replay) and
-`eleusis_lab.games.secrets_draw` (text layout, drawing); the agent interface is
-`eleusis_lab.secrets_agent`, the agents are in ``eleusis_agents.secrets`` and the tournament in
-`eleusis_lab.games.secrets_tournament`. This module re-exports
+`eleusis_lab.secrets.record` (the record and its replay) and
+`eleusis_lab.secrets.draw` (text layout, drawing); the agent interface is
+`eleusis_lab.secrets.agent`, the agents are in ``eleusis_agents.secrets`` and the tournament in
+`eleusis_lab.secrets.tournament`. This module re-exports
 what a user needs.
 
 Examples
 --------
->>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
+>>> from eleusis_lab.secrets.agent import parse_secrets_agent_list
 >>> agents = parse_secrets_agent_list("secrets-heuristic,secrets-random,"
 ...                                   "secrets-heuristic,secrets-random")
 >>> record = play_secrets(agents, seed=7)
@@ -61,12 +61,15 @@ from eleusis_lab.games._faults import (
     shorten,
     text,
 )
-from eleusis_lab.games.secrets_draw import (
+from eleusis_lab.games.table import GameType, Outcome
+from eleusis_lab.record import OVER_TIME, RAISED, Fault, describe_agent
+from eleusis_lab.secrets.agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
+from eleusis_lab.secrets.draw import (
     draw_secrets_board,
     format_secrets_board,
     format_secrets_layout,
 )
-from eleusis_lab.games.secrets_moves import (
+from eleusis_lab.secrets.moves import (
     DUEL,
     N_SEATS,
     SEAT_SUITS,
@@ -75,7 +78,7 @@ from eleusis_lab.games.secrets_moves import (
     beat_value,
     secrets_ranks,
 )
-from eleusis_lab.games.secrets_record import (
+from eleusis_lab.secrets.record import (
     BLOCKED,
     END_REASONS,
     ILLEGAL_ACTION,
@@ -85,10 +88,7 @@ from eleusis_lab.games.secrets_record import (
     SecretsStep,
     replay_secrets,
 )
-from eleusis_lab.games.secrets_state import SecretsState, SecretsView, secrets_setup
-from eleusis_lab.games.table import GameType, Outcome
-from eleusis_lab.record import OVER_TIME, RAISED, Fault, describe_agent
-from eleusis_lab.secrets_agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
+from eleusis_lab.secrets.state import SecretsState, SecretsView, secrets_setup
 
 __all__ = [
     "BLOCKED",
@@ -194,12 +194,12 @@ def _check_agents(agents: Sequence[SecretsAgent]) -> list[SecretsAgent]:
     for seat, agent in enumerate(agents):
         if not isinstance(agent, SecretsAgent):
             raise ConfigError(
-                f"seat {seat}: {agent!r} is not a SecretsAgent (eleusis_lab.secrets_agent)"
+                f"seat {seat}: {agent!r} is not a SecretsAgent (eleusis_lab.secrets.agent)"
             )
     if len({id(agent) for agent in agents}) != len(agents):
         raise ConfigError(
             "the same agent object sits at two seats; give each seat its own agent"
-            " (eleusis_lab.secrets_agent.clone makes a fresh copy)"
+            " (eleusis_lab.secrets.agent.clone makes a fresh copy)"
         )
     return agents
 
@@ -281,7 +281,7 @@ def play_secrets(
 
     Examples
     --------
-    >>> from eleusis_lab.secrets_agent import make_secrets_agent
+    >>> from eleusis_lab.secrets.agent import make_secrets_agent
     >>> agents = [make_secrets_agent("secrets-random") for _ in range(4)]
     >>> record = play_secrets(agents, seed=3)
     >>> record.ranks.count(1) >= 1, sum(record.final_state().cards().values())
@@ -427,7 +427,7 @@ def secrets_outcome(record: SecretsRecord) -> Any:
     cards, the cards each seat holds at the end, the turns each seat played and how
     the game ended; Secrets has no Eleusis events.
 
-    >>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
+    >>> from eleusis_lab.secrets.agent import parse_secrets_agent_list
     >>> record = play_secrets(parse_secrets_agent_list(",".join(["secrets-random"] * 4)), 0)
     >>> outcome = secrets_outcome(record)
     >>> outcome.scores == record.scores, sum(outcome.plays) == record.turns

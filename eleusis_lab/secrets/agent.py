@@ -40,9 +40,9 @@ import numpy as np
 
 from eleusis_lab.agent import Parameters, clone
 from eleusis_lab.cards import Card
-from eleusis_lab.games.secrets_moves import SecretsAction
-from eleusis_lab.games.secrets_state import SecretsView
 from eleusis_lab.registry import AgentRegistry
+from eleusis_lab.secrets.moves import SecretsAction
+from eleusis_lab.secrets.state import SecretsView
 
 __all__ = [
     "SECRETS_AGENTS",
@@ -74,7 +74,7 @@ class SecretsInfo:
     hand : tuple of Card
         The three cards dealt to the seat.
     config : dict
-        The game's options (`eleusis_lab.games.secrets.SecretsConfig.to_dict`).
+        The game's options (`eleusis_lab.secrets.game.SecretsConfig.to_dict`).
     """
 
     seat: int
@@ -140,7 +140,7 @@ class SecretsAgent(Parameters, abc.ABC):
         return None
 
     def observe(self, step: Any) -> None:  # noqa: B027 - optional, not abstract
-        """Told every turn of every player (`eleusis_lab.games.secrets_record.SecretsStep`)."""
+        """Told every turn of every player (`eleusis_lab.secrets.record.SecretsStep`)."""
 
 
 # -- the registry of Secrets agents ----------------------------------------------------------

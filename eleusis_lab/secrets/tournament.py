@@ -4,7 +4,7 @@
 one row per game and seat; `secrets_summary` turns the rows into win rates and mean
 scores per agent (and per seat), in this process. The experiment runner plays Secrets
 too (``eleusis-lab run experiments/secrets_tournament.toml``: Parquet results, resume,
-workers, the report's tables per agent and seat); `eleusis_lab.games.secrets.secrets_outcome`
+workers, the report's tables per agent and seat); `eleusis_lab.secrets.game.secrets_outcome`
 is what its results table keeps of a record. What this function adds is duplicate deals.
 
 Seats and seeds, as in the experiment specs: with ``k`` agents in the line-up, seat
@@ -34,10 +34,10 @@ import numpy as np
 
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import check_seed, is_int
-from eleusis_lab.games.secrets import SecretsConfig, play_secrets
-from eleusis_lab.games.secrets_moves import JACK, N_SEATS, QUEEN, SEAT_SUITS
-from eleusis_lab.games.secrets_record import SecretsRecord
-from eleusis_lab.secrets_agent import SecretsAgent, clone, make_secrets_agent
+from eleusis_lab.secrets.agent import SecretsAgent, clone, make_secrets_agent
+from eleusis_lab.secrets.game import SecretsConfig, play_secrets
+from eleusis_lab.secrets.moves import JACK, N_SEATS, QUEEN, SEAT_SUITS
+from eleusis_lab.secrets.record import SecretsRecord
 
 __all__ = ["secrets_summary", "secrets_tournament", "tournament_seed"]
 

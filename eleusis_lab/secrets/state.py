@@ -2,12 +2,12 @@
 
 This module is the rules of the board game as data and transitions, with no agents
 (its vocabulary, squares, card values, actions and effects, is in
-`eleusis_lab.games.secrets_moves`):
+`eleusis_lab.secrets.moves`):
 `secrets_setup` lays out a game from a generator, `SecretsState` holds a position,
 `SecretsState.legal_actions` lists what the player to move may do and
 `SecretsState.apply` does it (the defender's answer to a duel is an argument), and
 `SecretsState.view` is what one player sees of it. The engine
-(`eleusis_lab.games.secrets`), the replay (`eleusis_lab.games.secrets_record`) and the
+(`eleusis_lab.secrets.game`), the replay (`eleusis_lab.secrets.record`) and the
 search agents all go through these same functions.
 
 The board
@@ -52,7 +52,7 @@ Decisions where the rules are open (RULES.md section 4 and the seed's text)
 
 Examples
 --------
->>> from eleusis_lab.games.secrets_moves import square_name
+>>> from eleusis_lab.secrets.moves import square_name
 >>> state = SecretsState.initial(secrets_setup(np.random.default_rng(0)))
 >>> print(square_name(state.active(0)), [str(a) for a in state.legal_actions()][:3])
 a2 ['a3/7S', 'a3/10C', 'a3/9C']
@@ -70,7 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from eleusis_lab.cards import Card, parse_card, parse_cards
-from eleusis_lab.games.secrets_moves import (
+from eleusis_lab.secrets.moves import (
     ACE,
     CARD_SQUARES,
     DECK,
@@ -437,7 +437,7 @@ class SecretsState:
 
         Cards of the sent card's suit with a higher `beat_value`, in hand order.
 
-        >>> from eleusis_lab.games.secrets_moves import parse_action
+        >>> from eleusis_lab.secrets.moves import parse_action
         >>> state = SecretsState.from_layout({"a2": "JH", "a3": "7C"},
         ...                                  hands=["5C 5D", "", "3C 9C KC 8D", ""])
         >>> state.defender(parse_action("a3/5C")), state.beating_cards(parse_action("a3/5C"))
@@ -471,7 +471,7 @@ class SecretsState:
 
         Examples
         --------
-        >>> from eleusis_lab.games.secrets_moves import effect_text, parse_action, square_name
+        >>> from eleusis_lab.secrets.moves import effect_text, parse_action, square_name
         >>> state = SecretsState.from_layout({"a2": "JH", "a3": "7C?QS"},
         ...                                  hands=["5D", "", "3C", ""])
         >>> [effect_text(e) for e in state.apply(parse_action("a3/5D"))]

@@ -1,17 +1,17 @@
 """The record of a game of Secrets: every turn, JSON in and out, and its replay.
 
-A `SecretsRecord` is what `eleusis_lab.games.secrets.play_secrets` returns. It is plain
+A `SecretsRecord` is what `eleusis_lab.secrets.game.play_secrets` returns. It is plain
 data: the set-up, one `SecretsStep` per turn (the seat, its piece, the action, the
 defender's answer to a duel and what happened), how the game ended, the hands and the
 scores. It goes to JSON and back (`SecretsRecord.to_json`, `SecretsRecord.from_json`,
 `save`, `load`), `replay_secrets` re-derives the game from the seed and the recorded
-decisions and lists every discrepancy. (`eleusis_lab.games.secrets_draw` lays records
+decisions and lists every discrepancy. (`eleusis_lab.secrets.draw` lays records
 and positions out as text and draws them.)
 
 Examples
 --------
->>> from eleusis_lab.games.secrets import play_secrets
->>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
+>>> from eleusis_lab.secrets.game import play_secrets
+>>> from eleusis_lab.secrets.agent import parse_secrets_agent_list
 >>> agents = parse_secrets_agent_list("secrets-random," * 3 + "secrets-random")
 >>> record = play_secrets(agents, seed=1)
 >>> SecretsRecord.from_json(record.to_json()) == record, replay_secrets(record)
@@ -29,7 +29,18 @@ from typing import Any
 import numpy as np
 
 from eleusis_lab.cards import SUIT_NAMES, Card
-from eleusis_lab.games.secrets_moves import (
+from eleusis_lab.record import (
+    OVER_TIME,
+    RAISED,
+    Fault,
+    FaultRules,
+    JsonRecord,
+    RecordError,
+    card_from_text,
+    check_faults,
+    reading_record,
+)
+from eleusis_lab.secrets.moves import (
     DECK,
     DUEL,
     EFFECTS,
@@ -48,18 +59,7 @@ from eleusis_lab.games.secrets_moves import (
     secrets_ranks,
     square_name,
 )
-from eleusis_lab.games.secrets_state import SecretsSetup, SecretsState, secrets_setup
-from eleusis_lab.record import (
-    OVER_TIME,
-    RAISED,
-    Fault,
-    FaultRules,
-    JsonRecord,
-    RecordError,
-    card_from_text,
-    check_faults,
-    reading_record,
-)
+from eleusis_lab.secrets.state import SecretsSetup, SecretsState, secrets_setup
 
 __all__ = [
     "BLOCKED",
@@ -114,7 +114,7 @@ class SecretsStep:
     beat : Card or None
         For a duel, the card the defender beat with; None when he did not beat.
     effects : tuple of (str, Card)
-        What happened, in order (see `eleusis_lab.games.secrets_state.EFFECTS`).
+        What happened, in order (see `eleusis_lab.secrets.state.EFFECTS`).
 
     Examples
     --------
@@ -186,7 +186,7 @@ class SecretsRecord(JsonRecord):
     seed : int
         The seed the game was played with.
     config : dict
-        The game's options (`eleusis_lab.games.secrets.SecretsConfig.to_dict`).
+        The game's options (`eleusis_lab.secrets.game.SecretsConfig.to_dict`).
     agents : tuple of dict
         Per seat: ``name`` (class name), ``spec`` (``module:Class``) and ``params``.
     setup : SecretsSetup
@@ -367,7 +367,7 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
     (a skip only when nothing else is); a duel's answer is a card that may beat the one
     sent; the effects are the ones the rules give. After a fault of ``choose_action``
     the action is the first legal one, after a fault of ``answer_duel`` the duel is not
-    beaten (the engine's rule, see `eleusis_lab.games.secrets.SecretsConfig`). Then the
+    beaten (the engine's rule, see `eleusis_lab.secrets.game.SecretsConfig`). Then the
     end, the final position, the scores and the places are re-derived.
 
     Returns
@@ -377,15 +377,15 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
 
     Examples
     --------
-    >>> from eleusis_lab.games.secrets import play_secrets
-    >>> from eleusis_lab.secrets_agent import parse_secrets_agent_list
+    >>> from eleusis_lab.secrets.game import play_secrets
+    >>> from eleusis_lab.secrets.agent import parse_secrets_agent_list
     >>> record = play_secrets(parse_secrets_agent_list(",".join(["secrets-random"] * 4)), 2)
     >>> replay_secrets(record)
     []
     >>> replay_secrets(record.replace(scores=(0.0, 0.0, 0.0, 0.0)))[0][:30]
     'scores: recorded [0.0, 0.0, 0.'
     """
-    from eleusis_lab.games.secrets import SecretsConfig  # the engine imports this module
+    from eleusis_lab.secrets.game import SecretsConfig  # the engine imports this module
 
     problems: list[str] = []
     if record.game != GAME:

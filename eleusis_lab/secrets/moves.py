@@ -4,7 +4,7 @@ Squares and their names, the seats and their suits, the values of the cards (for
 beating and for scoring), the actions a player can take (`SecretsAction`, written as
 text by ``str`` and read back by `parse_action`) and the effects an action has (pairs
 ``(code, card)``, `EFFECTS`). The positions and the rules that use them are in
-`eleusis_lab.games.secrets_state`.
+`eleusis_lab.secrets.state`.
 
 Squares are numbered ``8 * row + column`` (0..31); row ``a`` is 0 and column ``1`` is
 0, so ``a1`` is 0 and ``d8`` is 31. Row a is hearts, b diamonds, c clubs, d spades;

@@ -1,12 +1,12 @@
 """Secrets boards for people: a record or a position as text, and as a picture.
 
-`format_secrets_board` lays out a `eleusis_lab.games.secrets_record.SecretsRecord`
+`format_secrets_board` lays out a `eleusis_lab.secrets.record.SecretsRecord`
 (players, set-up, every turn, final position, scores), a
-`eleusis_lab.games.secrets_state.SecretsState` or one player's
-`eleusis_lab.games.secrets_state.SecretsView` as text for a terminal;
+`eleusis_lab.secrets.state.SecretsState` or one player's
+`eleusis_lab.secrets.state.SecretsView` as text for a terminal;
 `draw_secrets_board` draws a position with matplotlib.
 
->>> from eleusis_lab.games.secrets import secrets_deal
+>>> from eleusis_lab.secrets.game import secrets_deal
 >>> print(format_secrets_board(secrets_deal(0)).splitlines()[1])
 a ♥   [KH]  [JH]   4D    2S   6C?   8H?    7H    4C   >
 """
@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from eleusis_lab.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
-from eleusis_lab.games.secrets_moves import (
+from eleusis_lab.secrets.moves import (
     ACE,
     JACK,
     KING,
@@ -33,8 +33,8 @@ from eleusis_lab.games.secrets_moves import (
     secrets_score,
     square_name,
 )
-from eleusis_lab.games.secrets_record import END_REASONS, SecretsRecord
-from eleusis_lab.games.secrets_state import SecretsState, SecretsView
+from eleusis_lab.secrets.record import END_REASONS, SecretsRecord
+from eleusis_lab.secrets.state import SecretsState, SecretsView
 
 __all__ = ["draw_secrets_board", "format_secrets_board", "format_secrets_layout"]
 

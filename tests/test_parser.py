@@ -4,7 +4,7 @@ import ast as python_ast
 from pathlib import Path
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, assume, given, settings
 from rule_trees import bool_trees, int_trees
 
 import eleusis_lab.rules as rules_package
@@ -35,7 +35,11 @@ from eleusis_lab.rules.printer import to_text
 def test_printed_rules_parse_back_to_the_same_tree_and_type_check(tree):
     text = to_text(tree)
     assert parse_expr(text) == tree
-    rule = parse(text)  # names and types check
+    try:
+        rule = parse(text)  # names and types check
+    except RuleSyntaxError as error:  # a product of lengths may pass 2**62: refused, as documented
+        assume("the largest number a rule may compute" not in str(error))
+        raise
     assert rule.expr == tree
     assert str(rule) == text  # printing is canonical: a second round trip changes nothing
     assert parse(str(rule)) == rule

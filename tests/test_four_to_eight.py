@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, seed004_deck
 from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games.classic_record import GameRecord
 from eleusis_lab.games.four_to_eight import (
     PLAYERS,
     FourToEightConfig,
@@ -38,7 +39,6 @@ from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
     TURN_CAP,
-    GameRecord,
     format_layout,
     load_record,
     replay,

@@ -49,16 +49,15 @@ from eleusis_lab.games._faults import (
     check_seed,
     is_int,
 )
+from eleusis_lab.games.classic_record import GameRecord, replay_classic
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.games.table import GameType, game_record_outcome
 from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
     TURN_CAP,
-    GameRecord,
     describe_agent,
     format_main_line_layout,
-    replay_classic,
 )
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule, parse

@@ -1,7 +1,7 @@
 """Eleusis for 4 to 8 participants (RULES.md section 2): one game, its replay, a match.
 
 `play_four_to_eight` takes a rule, the players' agents, a seed and a
-`FourToEightConfig`, and returns a `eleusis_lab.record.GameRecord` (``game=
+`FourToEightConfig`, and returns a `eleusis_lab.games.classic_record.GameRecord` (``game=
 "four-to-eight"``), the record of classic Eleusis, whose fields fit this game:
 
 - **Deck and deal** come from the seed-004 table (`eleusis_lab.cards.seed004_deck`).
@@ -66,6 +66,7 @@ from eleusis_lab.games._faults import (
     check_seed,
     is_int,
 )
+from eleusis_lab.games.classic_record import GameRecord, PlayCheck, check_classic_faults
 from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import four_to_eight_dealer_score, four_to_eight_player_scores
 from eleusis_lab.games.table import GameType, game_record_outcome
@@ -73,9 +74,6 @@ from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
     TURN_CAP,
-    GameRecord,
-    PlayCheck,
-    check_classic_faults,
     describe_agent,
     format_main_line_layout,
 )

@@ -34,7 +34,8 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games._faults import check_seed, is_int
 from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.record import GameRecord, RecordError, describe_agent, jsonable
+from eleusis_lab.games.classic_record import GameRecord
+from eleusis_lab.record import RecordError, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import describe_measures
 

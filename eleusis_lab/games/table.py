@@ -64,7 +64,7 @@ from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
 
 if TYPE_CHECKING:
-    from eleusis_lab.record import GameRecord
+    from eleusis_lab.games.classic_record import GameRecord
 
 __all__ = [
     "GAMES",

@@ -1,0 +1,432 @@
+"""The record of a classic game (and of its four-to-eight variant): `GameRecord`, its
+replay (`replay_classic`) and its faults (`check_classic_faults`).
+
+A `GameRecord` is plain data: it goes to JSON and back (`GameRecord.to_json`,
+`GameRecord.from_json`, `save`, `load`), it can be checked against the rules without the
+agents (`eleusis_lab.record.replay`), and laid out as the players would see the table
+at the end (`eleusis_lab.record.format_layout`). An agent that raises, plays a card it
+may not play or overruns its time budget does not end the game: the engine records a
+`eleusis_lab.record.Fault` in ``GameRecord.faults`` and goes on by the rule of
+`eleusis_lab.games.classic.ClassicConfig`.
+
+Examples
+--------
+>>> from eleusis_lab.agent import Agent
+>>> from eleusis_lab.games.classic import play_classic
+>>> from eleusis_lab.record import replay
+>>> class FirstCard(Agent):
+...     def choose_play(self, obs):
+...         return obs.hand[0]
+>>> record = play_classic("black(card)", [FirstCard(), FirstCard()], seed=0)
+>>> GameRecord.from_json(record.to_json()) == record
+True
+>>> replay(record)
+[]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+from eleusis_lab.agent import Event
+from eleusis_lab.cards import Card, standard_deck
+from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.record import (
+    FAULT_CALLS,
+    FAULT_KINDS,
+    NO_PLAYABLE_CARD,
+    PLAYER_OUT,
+    TURN_CAP,
+    Fault,
+    FaultRules,
+    JsonRecord,
+    RecordError,
+    card_from_text,
+    card_text,
+    cards_from_text,
+    cards_text,
+    check_faults,
+    event_from_dict,
+    event_to_dict,
+    reading_record,
+    rule_game_fields,
+    rule_game_head,
+)
+from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
+
+__all__ = ["FORMAT_VERSION", "GameRecord", "PlayCheck", "check_classic_faults", "replay_classic"]
+
+#: Version of the JSON layout written by `GameRecord.to_json` (2 added ``faults``).
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
+
+
+@dataclass(frozen=True)
+class GameRecord(JsonRecord):
+    """Everything about one game, enough to replay, check, score and lay it out.
+
+    Attributes
+    ----------
+    game : str
+        The game's name, e.g. ``"classic"``.
+    rule, rule_name : str, str or None
+        The secret rule's canonical text, and its catalog name if it has one.
+    seed : int
+        The seed the game was played with.
+    config : dict
+        The game's options (`ClassicConfig.to_dict` for classic).
+    agents : tuple of dict
+        Per seat: ``name`` (class name), ``spec`` (``module:Class``) and ``params``.
+    starter : Card
+        The first card of the main line, placed unjudged.
+    deal : tuple of tuple of Card
+        Each seat's hand as dealt.
+    unused : tuple of Card
+        Cards of the deck that were not dealt (with a fixed hand size).
+    events : tuple of Event
+        Every play in order: seat, card, phase, verdict (``right``) and the main-line
+        position of the card it was judged against.
+    main_line : tuple of Card
+        The main line at the end, starter first.
+    wrong_after_phase1 : tuple of tuple of Card
+        Each seat's wrong cards at the end of phase 1.
+    cards_left : tuple of int
+        Cards each seat still holds at the end.
+    dealer_score : int
+        The dealer's score (from the wrong-card counts after phase 1).
+    player_scores : tuple of float
+        Each seat's score.
+    phase2_end : str
+        `PLAYER_OUT`, `NO_PLAYABLE_CARD` or `TURN_CAP`.
+    phase2_turns : int
+        Number of phase-2 turns played.
+    turn_cap_hit : bool
+        Whether phase 2 was stopped by the turn cap.
+    rule_name : str or None
+        The rule's catalog name, if it has one.
+    faults : tuple of Fault
+        The agents' faults, in the order they happened; empty in a clean game.
+    """
+
+    kind = "game record"  # named in errors: "not a game record: ..."
+
+    game: str
+    rule: str
+    seed: int
+    config: dict[str, Any]
+    agents: tuple[dict[str, Any], ...]
+    starter: Card
+    deal: tuple[tuple[Card, ...], ...]
+    unused: tuple[Card, ...]
+    events: tuple[Event, ...]
+    main_line: tuple[Card, ...]
+    wrong_after_phase1: tuple[tuple[Card, ...], ...]
+    cards_left: tuple[int, ...]
+    dealer_score: int
+    player_scores: tuple[float, ...]
+    phase2_end: str
+    phase2_turns: int
+    turn_cap_hit: bool
+    rule_name: str | None = None
+    faults: tuple[Fault, ...] = ()
+
+    @property
+    def n_players(self) -> int:
+        """Number of active players (the dealer is not counted)."""
+        return len(self.deal)
+
+    # -- JSON ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data (cards as text)."""
+
+        return {
+            **rule_game_head(self, FORMAT_VERSION),
+            "agents": [dict(agent) for agent in self.agents],
+            "starter": card_text(self.starter),
+            "deal": [cards_text(hand) for hand in self.deal],
+            "unused": cards_text(self.unused),
+            "events": [event_to_dict(event) for event in self.events],
+            "main_line": cards_text(self.main_line),
+            "wrong_after_phase1": [cards_text(pile) for pile in self.wrong_after_phase1],
+            "cards_left": list(self.cards_left),
+            "dealer_score": self.dealer_score,
+            "player_scores": list(self.player_scores),
+            "phase2_end": self.phase2_end,
+            "phase2_turns": self.phase2_turns,
+            "turn_cap_hit": self.turn_cap_hit,
+            "faults": [fault.to_dict() for fault in self.faults],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
+        with reading_record(cls.kind):
+            version = data.get("format")
+            if version not in _READABLE_VERSIONS:
+                readable = " and ".join(map(str, _READABLE_VERSIONS))
+                raise RecordError(
+                    f"unknown game record format {version!r} (this version reads {readable})"
+                )
+
+            return cls(
+                **rule_game_fields(data),
+                agents=tuple(dict(agent) for agent in data["agents"]),
+                starter=card_from_text(data["starter"]),
+                deal=tuple(cards_from_text(hand) for hand in data["deal"]),
+                unused=cards_from_text(data["unused"]),
+                events=tuple(event_from_dict(event) for event in data["events"]),
+                main_line=cards_from_text(data["main_line"]),
+                wrong_after_phase1=tuple(
+                    cards_from_text(pile) for pile in data["wrong_after_phase1"]
+                ),
+                cards_left=tuple(data["cards_left"]),
+                dealer_score=data["dealer_score"],
+                player_scores=tuple(float(score) for score in data["player_scores"]),
+                phase2_end=data["phase2_end"],
+                phase2_turns=data["phase2_turns"],
+                turn_cap_hit=data["turn_cap_hit"],
+                # Format 1 predates faults: its games had none (a fault raised).
+                faults=tuple(
+                    Fault.from_dict(fault) for fault in (data["faults"] if version >= 2 else ())
+                ),
+            )
+
+
+# -- replay -------------------------------------------------------------------------------
+
+
+def _verdict(right: bool) -> str:
+    return "right" if right else "wrong"
+
+
+class PlayCheck:
+    """What a replay of classic or four-to-eight checks at each play and at the end.
+
+    It follows the rule's verdicts, not the recorded ones, so that one bad verdict is one
+    report. ``k`` is the index of the event being checked.
+    """
+
+    def __init__(self, rec: GameRecord, rule: Rule, problems: list[str]):
+        self.rule, self.problems = rule, problems
+        self.decided: dict[int, list[Fault]] = {}  # choose_play faults, by their play
+        for fault in rec.faults:
+            if fault.call == "choose_play":
+                self.decided.setdefault(fault.event, []).append(fault)
+        self.main: list[Card] = [rec.starter]
+        self.last: bool | None = None
+        self.k = 0
+
+    def where(self, e: Event) -> str:
+        return f"event {self.k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
+
+    def context(self) -> Context:
+        return Context(tuple(self.main), self.last)
+
+    def faults_at(self, e: Event, offered: list[Card]) -> None:
+        """The engine plays the first card the agent could play in place of a faulty one."""
+        for fault in self.decided.get(self.k, ()):
+            if (fault.seat, fault.phase) != (e.seat, e.phase):
+                self.problems.append(
+                    f"{self.where(e)}: a {fault.kind} fault names seat {fault.seat} in phase"
+                    f" {fault.phase} for this play"
+                )
+            elif fault.substituted and e.card != offered[0]:
+                self.problems.append(
+                    f"{self.where(e)}: after a {fault.kind} fault the engine plays the first"
+                    f" card seat {e.seat} could play, {card_text(offered[0])}"
+                )
+
+    def follow(self, e: Event) -> bool:
+        """Judge the play by the rule, extend the line if it is right, go to the next event."""
+        if e.position != len(self.main) - 1:
+            self.problems.append(
+                f"{self.where(e)}: position {e.position}, but the main line ended at"
+                f" {len(self.main) - 1}"
+            )
+        right = self.rule.accepts(e.card, self.context())
+        if right != e.right:
+            self.problems.append(
+                f"{self.where(e)}: recorded {_verdict(e.right)}, but the rule says"
+                f" {_verdict(right)}"
+            )
+        if right:
+            self.main.append(e.card)
+        self.last, self.k = right, self.k + 1
+        return right
+
+    def playable(self, piles: list[list[Card]]) -> bool:
+        """Whether a player holds a card that is right now."""
+        context = self.context()
+        return any(self.rule.accepts(card, context) for pile in piles for card in pile)
+
+    def check_end(
+        self, rec, piles, wrong_after, turns: int, max_turns: int, dealer_score, player_scores
+    ) -> None:
+        """Check how phase 2 ended, the main line, the cards left and the scores.
+
+        The scores come from the game's own ``dealer_score`` and ``player_scores``.
+        """
+        problems = self.problems
+        if not all(piles):
+            end = PLAYER_OUT
+        elif not self.playable(piles):
+            end = NO_PLAYABLE_CARD
+        elif turns >= max_turns:
+            end = TURN_CAP
+        else:
+            end = None
+            problems.append(
+                "the record stops while nobody is out, a right card is held and turns remain"
+            )
+        if end is not None and rec.phase2_end != end:
+            problems.append(f"phase 2 end: recorded {rec.phase2_end!r}, the plays give {end!r}")
+        if rec.turn_cap_hit != (end == TURN_CAP):
+            problems.append(f"turn_cap_hit is {rec.turn_cap_hit}, but phase 2 ended with {end!r}")
+        if rec.phase2_turns != turns:
+            problems.append(f"phase 2 turns: recorded {rec.phase2_turns}, the plays give {turns}")
+        if tuple(rec.main_line) != tuple(self.main):
+            problems.append("the main line differs from the one the plays give")
+        cards_left = tuple(len(pile) for pile in piles)
+        if tuple(rec.cards_left) != cards_left:
+            problems.append(
+                f"cards left: recorded {list(rec.cards_left)}, the plays give {list(cards_left)}"
+            )
+        dealer = dealer_score([len(pile) for pile in wrong_after])
+        if rec.dealer_score != dealer:
+            problems.append(
+                f"dealer score: recorded {rec.dealer_score}, the wrong-card counts after phase 1"
+                f" give {dealer}"
+            )
+        scores = player_scores(cards_left)
+        if list(rec.player_scores) != scores:
+            problems.append(
+                f"player scores: recorded {list(rec.player_scores)}, the cards left give {scores}"
+            )
+
+
+def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
+    from eleusis_lab.games.classic import classic_deal  # games import this module
+
+    problems: list[str] = []
+    try:
+        rule = parse(rec.rule)
+    except RuleSyntaxError as error:
+        return [f"the rule does not parse: {error.message} ({rec.rule!r})"]
+    n = len(rec.deal)
+    if n < 2 or len(rec.agents) != n:
+        return [f"{n} hands dealt for {len(rec.agents)} agents; classic needs 2 or more"]
+    retry = bool(rec.config.get("retry_in_turn", False))
+    max_turns = rec.config.get("max_turns", 1000)
+
+    # The deal: one deck, and exactly what the seed deals.
+    everything = [rec.starter, *chain.from_iterable(rec.deal), *rec.unused]
+    if Counter(everything) != Counter(standard_deck()):
+        problems.append("the starter, the hands and the unused cards are not one 52-card deck")
+    try:
+        starter, hands, unused = classic_deal(rec.seed, n, rec.config.get("hand_size"))
+    except ValueError as error:
+        problems.append(f"seed {rec.seed!r} cannot be dealt: {error}")
+    else:
+        if (starter, tuple(map(tuple, hands)), unused) != (
+            rec.starter,
+            tuple(map(tuple, rec.deal)),
+            tuple(rec.unused),
+        ):
+            problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
+
+    problems += check_classic_faults(rec)
+    plays = PlayCheck(rec, rule, problems)
+    hands = [list(hand) for hand in rec.deal]
+    piles: list[list[Card]] = [[] for _ in range(n)]
+    events = rec.events
+
+    # Phase 1: seats in turn, skipping empty hands, until every hand is played out.
+    seat = 0
+    while any(hands):
+        while not hands[seat]:
+            seat = (seat + 1) % n
+        if plays.k >= len(events):
+            problems.append("the record ends in phase 1 while cards are still in hand")
+            return problems
+        e = events[plays.k]
+        if e.phase != 1 or e.seat != seat:
+            problems.append(
+                f"{plays.where(e)}: seat {seat} should play a card of his hand in phase 1"
+            )
+            return problems  # the order is broken; what follows would only echo it
+        if e.card not in hands[seat]:
+            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card in his hand")
+            return problems
+        plays.faults_at(e, hands[seat])
+        hands[seat].remove(e.card)
+        if not plays.follow(e):
+            piles[seat].append(e.card)
+        seat = (seat + 1) % n
+
+    wrong_after = tuple(tuple(pile) for pile in piles)
+    if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
+        problems.append("the wrong cards after phase 1 differ from the ones the plays give")
+
+    # Phase 2: one turn per seat in rotation; with the retry option a turn goes on
+    # after a wrong card until one is right or all were tried.
+    turns, mid_turn = 0, False
+    while plays.k < len(events):
+        if not all(piles):
+            problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
+            break
+        if not plays.playable(piles):
+            problems.append(
+                f"event {plays.k}: phase 2 goes on although no player holds a right card"
+            )
+            break
+        if turns >= max_turns:
+            problems.append(f"event {plays.k}: phase 2 goes past the turn cap ({max_turns} turns)")
+            break
+        turns += 1
+        untried = list(piles[seat])
+        while True:
+            if plays.k >= len(events):
+                mid_turn = True
+                break
+            e = events[plays.k]
+            if e.phase != 2 or e.seat != seat:
+                problems.append(
+                    f"{plays.where(e)}: seat {seat} should play a wrong card in phase 2"
+                )
+                return problems
+            if e.card not in untried:
+                problems.append(
+                    f"{plays.where(e)}: seat {seat} does not hold that card (or tried it this turn)"
+                )
+                return problems
+            plays.faults_at(e, untried)
+            untried.remove(e.card)
+            right = plays.follow(e)
+            if right:
+                piles[seat].remove(e.card)
+            if right or not retry or not untried:
+                break
+        seat = (seat + 1) % n
+    if mid_turn:
+        problems.append("the record ends in the middle of a phase-2 turn")
+
+    plays.check_end(
+        rec, piles, wrong_after, turns, max_turns, classic_dealer_score, classic_player_scores
+    )
+    return problems
+
+
+def check_classic_faults(rec: GameRecord) -> list[str]:
+    """What is wrong with the faults of a classic record, short of replaying the plays."""
+    return check_faults(
+        rec,
+        [agent.get("name") for agent in rec.agents],
+        len(rec.events),
+        FaultRules(FAULT_KINDS, FAULT_CALLS, ("choose_play",)),
+        phase_of=lambda k: rec.events[k].phase,
+        replaced=lambda fault: fault.event if fault.substituted else None,
+    )

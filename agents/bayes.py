@@ -99,9 +99,9 @@ import math
 import weakref
 
 import numpy as np
+
 from eleusis_agents.one_card_space import OneCardSpace, with_one_card
 from eleusis_agents.solo_declaring import SoloDeclaring, calibration_map
-
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap

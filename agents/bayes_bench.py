@@ -34,9 +34,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+
 from eleusis_agents.bayes import BayesAgent
 from eleusis_agents.simple import RandomAgent
-
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.games.classic import play_classic

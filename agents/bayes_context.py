@@ -58,6 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+
 from eleusis_agents.bayes import (
     agent_grammar,
     base_log_prior,
@@ -68,7 +69,6 @@ from eleusis_agents.bayes import (
 )
 from eleusis_agents.one_card_space import with_one_card
 from eleusis_agents.solo_declaring import SoloDeclaring
-
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap

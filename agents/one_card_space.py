@@ -38,8 +38,8 @@ import functools
 import math
 
 import numpy as np
-from eleusis_agents.faces import face_mask, mask_verdicts, one_card_language
 
+from eleusis_agents.faces import face_mask, mask_verdicts, one_card_language
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.space import (

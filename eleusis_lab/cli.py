@@ -616,7 +616,6 @@ def _play(args) -> int:
 def _stopped(error: KeyboardInterrupt, args, rule, seed: int, config, agents) -> int:
     """A game stopped by ``q`` or Ctrl-C: the rule and the scores so far; the exit code."""
     from eleusis_agents.human import PlayerQuit
-
     from eleusis_lab.stopped import stopped_report
 
     quit = isinstance(error, PlayerQuit)

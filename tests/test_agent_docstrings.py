@@ -9,8 +9,9 @@ import doctest
 import importlib
 import pkgutil
 
-import eleusis_agents
 import pytest
+
+import eleusis_agents
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(eleusis_agents.__path__, "eleusis_agents."))
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 from watching import Watch
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import GameInfo, Observation, clone
 from eleusis_lab.cards import parse_cards
 from eleusis_lab.games.classic import ClassicConfig, play_classic

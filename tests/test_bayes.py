@@ -7,9 +7,9 @@ import pickle
 
 import numpy as np
 import pytest
+
 from eleusis_agents.bayes import POLICIES, BayesAgent, base_log_prior
 from eleusis_agents.simple import RandomAgent
-
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import play_classic
@@ -295,7 +295,6 @@ def test_fallback_zero_and_uniform_prior_still_work():
 
 def test_game_equivalents_cannot_tell_rules_apart_on_the_cards_already_on_the_line():
     from eleusis_agents.bayes_bench import game_equivalents
-
     from eleusis_lab.cards import parse_card
     from eleusis_lab.rules.grammar import Grammar
 

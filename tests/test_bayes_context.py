@@ -6,9 +6,9 @@ import itertools
 
 import numpy as np
 import pytest
-from eleusis_agents.bayes_context import SWITCHES, ContextBayesAgent
 from test_bayes import TINY
 
+from eleusis_agents.bayes_context import SWITCHES, ContextBayesAgent
 from eleusis_lab.agent import Event, GameInfo
 from eleusis_lab.cards import parse_card, two_decks
 from eleusis_lab.games.solo import SoloConfig, play_solo, replay_solo

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bayes import TINY, play, started
+
 from eleusis_agents.bayes import BayesAgent
 from eleusis_agents.bayes_context import ContextBayesAgent
 from eleusis_agents.faces import mask_verdicts
-from test_bayes import TINY, play, started
-
 from eleusis_lab.cards import parse_card
 from eleusis_lab.games.solo import play_solo, replay_solo
 from eleusis_lab.rules import parse

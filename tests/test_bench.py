@@ -1,7 +1,6 @@
 """Benchmarks: watching an agent never tells it the rule."""
 
 from eleusis_agents.simple import RandomAgent
-
 from eleusis_lab.bench import bench_agents
 
 

@@ -11,10 +11,10 @@ from itertools import chain
 
 import numpy as np
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError

@@ -12,12 +12,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from eleusis_agents.bayes import BayesAgent
-from eleusis_agents.learners import DecisionTreeAgent
-from eleusis_agents.simple import OracleAgent, RandomAgent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eleusis_agents.bayes import BayesAgent
+from eleusis_agents.learners import DecisionTreeAgent
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.cards import standard_deck
 from eleusis_lab.errors import AgentError, ConfigError

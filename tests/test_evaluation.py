@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, LearningAgent
 from eleusis_lab.cards import N_FACES, standard_deck
 from eleusis_lab.evaluation import accuracy_table, prediction_accuracy, seconds_per_decision

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from eleusis_agents.faces import face_mask, mask_verdicts, one_card_language
 
+from eleusis_agents.faces import face_mask, mask_verdicts, one_card_language
 from eleusis_lab.cards import N_FACES, parse_cards
 from eleusis_lab.rules import Context, parse
 

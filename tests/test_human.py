@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+
 from eleusis_agents.human import HumanAgent, PlayerQuit
 from eleusis_agents.simple import RandomAgent
-
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic

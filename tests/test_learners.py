@@ -4,8 +4,6 @@ import pickle
 
 import numpy as np
 import pytest
-from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
-from eleusis_agents.simple import RandomAgent
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
@@ -13,6 +11,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 from watching import Watch
 
+from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
+from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import parse_card, parse_cards
 from eleusis_lab.evaluation import prediction_accuracy

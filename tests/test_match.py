@@ -3,8 +3,8 @@
 from collections import Counter
 
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic import ClassicConfig
 from eleusis_lab.games.match import MatchResult, play_match

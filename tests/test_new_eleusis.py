@@ -14,10 +14,10 @@ from itertools import chain
 
 import numpy as np
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, Event, LearningAgent, Observation
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
@@ -1281,3 +1281,20 @@ def test_check_agent_plays_new_eleusis():
         notes = CheckNotes()
         check_declared_games(agent, notes)
         assert "new-eleusis" not in notes.not_checked
+
+
+def test_a_low_stock_no_deck_can_lift_is_refused_in_play_and_in_replay():
+    """low_stock=10**30 would add decks under the stock forever."""
+    from eleusis_lab.games.new_eleusis import LOW_STOCK_LIMIT
+    from eleusis_lab.record import read_record
+
+    with pytest.raises(ConfigError, match="low_stock must be at most 51"):
+        NewEleusisConfig(low_stock=10**30)
+    assert NewEleusisConfig(low_stock=LOW_STOCK_LIMIT).low_stock == 51
+    record = play_new_eleusis(
+        "red(card)", [RandomAgent() for _ in range(3)], 0, NewEleusisConfig(max_turns=20)
+    )
+    data = json.loads(record.to_json())
+    data["config"]["low_stock"] = 10**30
+    problems = replay_new_eleusis(read_record(json.dumps(data)))
+    assert len(problems) == 1 and "low_stock must be at most 51" in problems[0]

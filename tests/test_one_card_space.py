@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+
 from eleusis_agents.faces import mask_verdicts, one_card_language
 from eleusis_agents.one_card_space import OneCardSpace, card_only_masks, with_one_card
-
 from eleusis_lab.cards import parse_cards
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import build_space

@@ -4,8 +4,8 @@ import json
 from dataclasses import replace
 
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card, parse_card, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, play_classic

@@ -1,8 +1,8 @@
 """The agent registry: entry-point names, module:Class specs and their errors."""
 
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.registry import (
     AgentSpecError,
     UnknownAgentError,

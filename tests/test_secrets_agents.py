@@ -9,6 +9,7 @@ import pickle
 
 import numpy as np
 import pytest
+
 from eleusis_agents.secrets import (
     HeuristicSecretsAgent,
     RandomSecretsAgent,
@@ -16,7 +17,6 @@ from eleusis_agents.secrets import (
     exit_costs,
     position_value,
 )
-
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import parse_card
 from eleusis_lab.registry import AgentSpecError, UnknownAgentError, available_agents, make_agent

@@ -10,8 +10,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, Observation, SoloMove, clone
 from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
@@ -433,7 +433,6 @@ DEALER_GRAMMAR = {
 def test_bayes_agent_learns_from_a_wrong_declaration():
     """Only red cards on the line: red(card) and same colour agree on every play seen."""
     from eleusis_agents.bayes import BayesAgent
-
     from eleusis_lab.agent import Event, GameInfo, Observation
 
     # the hand-set grammar alone and the dealer's test: the one-card language, and rules such as
@@ -461,7 +460,6 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
 def test_bayes_agent_knows_twins_no_play_can_tell_apart():
     """After red cards only, red(card) and same colour agree on every play to come."""
     from eleusis_agents.bayes import BayesAgent
-
     from eleusis_lab.agent import Event, GameInfo, Observation
 
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)

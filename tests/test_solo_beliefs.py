@@ -6,10 +6,10 @@ import re
 
 import pandas as pd
 import pytest
-from eleusis_agents.bayes_context import ContextBayesAgent
-from eleusis_agents.simple import RandomAgent
 from test_solo import Scripted
 
+from eleusis_agents.bayes_context import ContextBayesAgent
+from eleusis_agents.simple import RandomAgent
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.solo import play_solo
 from eleusis_lab.games.solo_beliefs import BELIEF_COLUMNS, format_beliefs, solo_beliefs

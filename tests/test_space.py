@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from eleusis_agents.one_card_space import OneCardSpace
 
+from eleusis_agents.one_card_space import OneCardSpace
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.space import (
     pack_verdicts,

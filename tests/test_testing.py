@@ -9,8 +9,8 @@ import threading
 
 import numpy as np
 import pytest
-from eleusis_agents.simple import OracleAgent, RandomAgent
 
+from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import standard_deck
 from eleusis_lab.games.table import GAMES

@@ -138,6 +138,7 @@ __all__ = [
     "END_REASONS",
     "GAME",
     "GAME_TYPE",
+    "LOW_STOCK_LIMIT",
     "ILLEGAL_DECISION",
     "PLAY",
     "PLAYER_OUT",
@@ -161,6 +162,10 @@ __all__ = [
 # -- options -------------------------------------------------------------------------------
 
 
+#: The largest `NewEleusisConfig.low_stock`: a deck of 52 under it lifts the stock above.
+LOW_STOCK_LIMIT = 51
+
+
 @dataclass(frozen=True)
 class NewEleusisConfig:
     """Options of New Eleusis; the defaults are RULES.md section 5 and its decisions.
@@ -174,7 +179,8 @@ class NewEleusisConfig:
     sudden_death_after_marker : int
         The same, counted from the marker of the Prophet in place (30).
     low_stock : int
-        When the stock holds this many cards or fewer, another deck goes under it (4).
+        When the stock holds this many cards or fewer, another deck goes under it (4);
+        at most 51, so that one deck always lifts the stock above it.
     count_dealer : bool
         The first player: the starter's value counted clockwise from the dealer's left
         (``False``, the dealer is not counted), or counting the dealer's place too, a
@@ -217,6 +223,11 @@ class NewEleusisConfig:
             value = getattr(self, name)
             if not (is_int(value) and value >= least):
                 raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if self.low_stock > LOW_STOCK_LIMIT:
+            raise ConfigError(
+                f"low_stock must be at most {LOW_STOCK_LIMIT} (one deck must lift the stock"
+                f" above it), got {self.low_stock!r}"
+            )
         if not isinstance(self.count_dealer, bool):
             raise ConfigError(f"count_dealer must be True or False, got {self.count_dealer!r}")
         check_fault_options(self.on_fault, self.decision_seconds)

@@ -58,6 +58,7 @@ __all__ = [
     "adaptive_choices",
     "agent_labels",
     "attach_agents",
+    "complexity_effect",
     "dealer_score_by_complexity",
     "delphi_accuracy",
     "games_table",
@@ -431,6 +432,65 @@ def dealer_score_by_complexity(
     table = pd.DataFrame(rows, columns=[*columns, "ci_low", "ci_high"])
     table.attrs.update(measure=column, confidence=confidence)
     return table
+
+
+def complexity_effect(
+    results: pd.DataFrame,
+    measure: str = "bits",
+    by: str | Sequence[str] | None = "lineup",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """How the dealer's score moves with the rule's complexity: the least-squares line
+    of the dealer's score on ``measure`` over the games of each group (the study's
+    answer, as one number per line-up).
+
+    Columns: the grouping columns, ``games``, ``slope`` (dealer points per unit of the
+    measure: per bit of description for ``bits``) with ``slope_low`` and
+    ``slope_high`` (its t interval), ``intercept``, ``r`` (Pearson's), ``p_value`` (of
+    no slope), and ``measure_low``, ``measure_high`` (the range of the measure dealt).
+    A group with fewer than 3 games, or one value of the measure, has NaN figures.
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"game": range(6), "rule_bits": [1, 2, 3, 4, 5, 6],
+    ...                         "dealer_score": [2.0, 4.1, 5.9, 8.0, 10.1, 11.9]})
+    >>> effect = complexity_effect(results, by=None)
+    >>> row = effect.iloc[0]
+    >>> round(float(row["slope"]), 2), int(row["games"]), bool(row["r"] > 0.99)
+    (1.99, 6, True)
+    >>> bool(row["slope_low"] < 1.99 < row["slope_high"])
+    True
+    """
+    from scipy import stats
+
+    level = _check_confidence(confidence)
+    games = games_table(results)
+    games = games[games["dealer_score"].notna()]
+    column = _measure_column(games, measure)
+    keys = _by(by, games)
+    rows = []
+    for key, group in _groups(games, keys):
+        x, y = _floats(group[column]), _floats(group["dealer_score"])
+        row = dict(zip(keys, key, strict=True))
+        row.update(games=len(group), measure_low=np.nan, measure_high=np.nan)
+        row.update(dict.fromkeys(("slope", "slope_low", "slope_high", "intercept", "r"), np.nan))
+        row["p_value"] = np.nan
+        if len(group):
+            row.update(measure_low=float(x.min()), measure_high=float(x.max()))
+        if len(group) >= 3 and np.unique(x).size > 1:
+            fit = stats.linregress(x, y)
+            half = float(stats.t.ppf((1 + level) / 2, len(x) - 2)) * fit.stderr
+            row.update(
+                slope=fit.slope,
+                slope_low=fit.slope - half,
+                slope_high=fit.slope + half,
+                intercept=fit.intercept,
+                r=fit.rvalue,
+                p_value=fit.pvalue,
+            )
+        rows.append(row)
+    columns = [*keys, "games", "slope", "slope_low", "slope_high", "intercept", "r", "p_value"]
+    return pd.DataFrame(rows, columns=[*columns, "measure_low", "measure_high"])
 
 
 def agent_labels(results: pd.DataFrame) -> pd.Series:

@@ -406,6 +406,52 @@ def _estimate(value: float, low: float, high: float, digits: int = 2) -> str:
     return f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def _answer_html(results: pd.DataFrame) -> str:
+    """The study's answer, computed from the data: how the dealer's score moves with the
+    rule's description length, per line-up (`eleusis_lab.analysis.complexity_effect`)."""
+    from eleusis_lab.analysis import complexity_effect, games_table
+    from eleusis_lab.record import TURN_CAP
+
+    games = games_table(results)
+    scored = games[games["dealer_score"].notna()] if "dealer_score" in games else games[:0]
+    if scored.empty or "rule_bits" not in scored or scored["rule_bits"].nunique() < 2:
+        return (
+            "<p>No answer to give about complexity: these games have no dealer score, or"
+            " every rule dealt had the same description length.</p>"
+        )
+    by = ["lineup"] if "lineup" in scored and scored["lineup"].nunique() > 1 else None
+    effect = complexity_effect(scored, "bits", by=by)
+    sentences = []
+    for _, row in effect.iterrows():
+        dealt = f"{int(row['games'])} games of rules of {row['measure_low']:.0f} to"
+        dealt += f" {row['measure_high']:.0f} bits"
+        head = f"{row['lineup']} ({dealt})" if by else dealt[0].upper() + dealt[1:]
+        if pd.isna(row["slope"]):
+            sentences.append(f"{head}: too few games to fit a line.")
+            continue
+        ci = f"95% CI {row['slope_low']:+.2f} to {row['slope_high']:+.2f}, r = {row['r']:.2f}"
+        if row["slope_low"] > 0 or row["slope_high"] < 0:
+            way = "raises" if row["slope"] > 0 else "lowers"
+            sentences.append(
+                f"{head}: each extra bit of the rule {way} the dealer's score by"
+                f" {abs(row['slope']):.2f} points ({ci})."
+            )
+        else:
+            sentences.append(f"{head}: no clear effect, {row['slope']:+.2f} points a bit ({ci}).")
+    capped = int((games.get("end") == TURN_CAP).sum()) if "end" in games else 0
+    if capped:
+        sentences.append(
+            f"{capped} of {len(games)} games ended at the turn cap, not by the rules: their"
+            " scores are those at the cap."
+        )
+    items = "".join(f"<li>{html.escape(sentence)}</li>" for sentence in sentences)
+    return (
+        f'<ul class="answer">{items}</ul><p>A least-squares line of the dealer\'s score on'
+        " the rule's description length (bits) over the games of each line-up; the figure"
+        " below shows the means per bin.</p>"
+    )
+
+
 def _leaderboard_html(board: pd.DataFrame) -> str:
     head = [c for c in ("lineup", "agent", "seat") if c in board.columns]
     columns = [
@@ -460,6 +506,8 @@ def _page(
         "<p>Report of an eleusis-lab experiment. Intervals are 95% confidence intervals:"
         " t for means, Wilson for rates, order statistics for medians. A game is won by the"
         " seat with the highest score (a tie of k seats gives each 1/k).</p>",
+        "<h2>The answer: does the rule's complexity change the dealer's score?</h2>",
+        _answer_html(results),
         "<h2>Run</h2>",
         f"<table>{meta}</table>",
     ]

@@ -192,3 +192,26 @@ def test_report_of_delphi_games(tmp_path):
     assert figure_names(page) == ["leaderboard", "prediction_accuracy"]
     assert "in Delphi the oracle places them" in page
     assert "<th>prediction accuracy</th>" in page and "<th>wrong cards</th>" not in page
+
+
+def test_report_leads_with_the_answer_computed_from_the_games(spread_run, spread_report):
+    """The first section is the slope of the dealer's score on bits, per line-up."""
+    from eleusis_lab.analysis import complexity_effect
+
+    page = spread_report.read_text(encoding="utf-8")
+    sections = re.findall(r"<h2>([^<]+)</h2>", page)
+    assert sections[0].startswith("The answer") and sections[1] == "Run"
+    answer = page[page.index("<h2>The answer") : page.index("<h2>Run</h2>")]
+    effect = complexity_effect(load_results(spread_run), "bits", by="lineup")
+    for _, row in effect.iterrows():
+        assert f"{row['lineup']} ({int(row['games'])} games of rules of" in answer
+        if row["slope"] == row["slope"]:  # not NaN: the fit's figures, as the page says them
+            assert f"95% CI {row['slope_low']:+.2f} to {row['slope_high']:+.2f}" in answer
+
+
+def test_the_answer_without_a_dealer_score_says_so(tmp_path):
+    out = tmp_path / "fixed"
+    spec = {"name": "fixed", "games": 2, "dealer": "suit_cycle", "agents": ["random"] * 2}
+    run_experiment(spec, out=out, progress=False)
+    page = write_report(out, example_game=False).read_text(encoding="utf-8")
+    assert "every rule dealt had the same description length" in page

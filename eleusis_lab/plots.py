@@ -136,22 +136,43 @@ def _lines(
     ax: Axes,
     band: bool = True,
     legend_title: str | None = None,
+    band_games: int = 1,
+    show_games: bool = False,
 ) -> Axes:
-    """One line per group of ``table`` (its non-data columns): ``y`` against ``x``."""
+    """One line per group of ``table`` (its non-data columns): ``y`` against ``x``.
+
+    The band is drawn only over points of at least ``band_games`` games (column
+    ``games``, where the table has it); ``show_games`` writes each point's games by it
+    when there is one line.
+    """
     groups = _group_columns(table)
     parts = table.groupby(groups, sort=True, dropna=False) if groups else [((), table)]
     for key, part in parts:
         part = part.sort_values("x")
         (line,) = ax.plot(part["x"], part[y], marker="o", markersize=3.5, label=_label(key))
+        games = part["games"].to_numpy(int) if "games" in part.columns else None
         if band and {"ci_low", "ci_high"} <= set(part.columns):
+            enough = games >= band_games if games is not None else np.ones(len(part), bool)
             ax.fill_between(
                 part["x"].to_numpy(float),
                 part["ci_low"].to_numpy(float),
                 part["ci_high"].to_numpy(float),
+                where=enough,
                 color=line.get_color(),
                 alpha=0.18,
                 linewidth=0,
             )
+        if show_games and games is not None and len(parts) == 1:  # more would clutter
+            for x, value, n in zip(part["x"], part[y], games, strict=True):
+                ax.annotate(
+                    f"{n}",
+                    (x, value),
+                    textcoords="offset points",
+                    xytext=(0, 5),
+                    ha="center",
+                    fontsize="x-small",
+                    color=line.get_color(),
+                )
     if groups:
         ax.legend(title=legend_title or ", ".join(groups), fontsize="small", frameon=False)
     ax.grid(alpha=0.3)
@@ -163,8 +184,14 @@ def _confidence(table: pd.DataFrame) -> str:
     return f"{confidence:.0%} CI"
 
 
+#: Bins of fewer games get no confidence band: a t band over 1 to 4 games says little.
+BAND_GAMES = 5
+
+
 def plot_dealer_score(table: pd.DataFrame, ax: Axes | None = None, band: bool = True) -> Axes:
-    """The dealer's mean score against a complexity measure, one line per line-up.
+    """The dealer's mean score against a complexity measure, one line per line-up; bins
+    of fewer than `BAND_GAMES` games have no band, and a single line labels each point
+    with its games.
 
     Parameters
     ----------
@@ -191,7 +218,7 @@ def plot_dealer_score(table: pd.DataFrame, ax: Axes | None = None, band: bool = 
     >>> plt.close("all")
     """
     ax = _axes(ax)
-    _lines(table, "mean", ax, band, legend_title="line-up")
+    _lines(table, "mean", ax, band, "line-up", band_games=BAND_GAMES, show_games=True)
     measure = table.attrs.get("measure", "")
     ax.set_xlabel(measure_label(measure))
     ax.set_ylabel(f"dealer score (mean, {_confidence(table)})")

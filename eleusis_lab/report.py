@@ -172,7 +172,7 @@ def _leaderboard_figure(board: pd.DataFrame):
 
 def _dealer_figures(results: pd.DataFrame, bins: int, notes: list[str]):
     from eleusis_lab.analysis import dealer_score_by_complexity, games_table
-    from eleusis_lab.plots import measure_label, plot_dealer_score
+    from eleusis_lab.plots import BAND_GAMES, measure_label, plot_dealer_score
     from eleusis_lab.rules.complexity import complexity_columns
 
     games = games_table(results)
@@ -194,8 +194,9 @@ def _dealer_figures(results: pd.DataFrame, bins: int, notes: list[str]):
                 f"dealer_score_by_{measure}",
                 f"Dealer score against {label}",
                 f"Mean dealer score per bin of {measure} ({len(games)} games, one line per"
-                " line-up), with its 95% confidence band (t); each point sits at the mean"
-                " complexity of its bin's games.",
+                f" line-up; {_span(table['games'])} games a point), with its 95% confidence"
+                f" band (t) where a point holds at least {BAND_GAMES} games; each point sits"
+                " at the mean complexity of its bin's games.",
             ),
             figure,
         )
@@ -204,6 +205,11 @@ def _dealer_figures(results: pd.DataFrame, bins: int, notes: list[str]):
             f"{', '.join(constant)}: the same for every rule dealt (e.g. a fixed dealer),"
             " so no dealer score figure against " + ("it." if len(constant) == 1 else "them.")
         )
+
+
+def _span(counts: pd.Series) -> str:
+    low, high = int(counts.min()), int(counts.max())
+    return f"{low}" if low == high else f"{low} to {high}"
 
 
 def _learning_figures(results: pd.DataFrame, events: pd.DataFrame, notes: list[str]):

@@ -203,3 +203,23 @@ def test_game_record_shows_as_html(record):
     for card in record.main_line:
         assert card.symbol in page
     assert "color(card) != color(last)" in page and "dealer score" in page
+
+
+def test_dealer_score_bands_skip_bins_of_few_games_and_one_line_shows_its_counts():
+    from eleusis_lab.plots import BAND_GAMES, plot_dealer_score
+
+    table = pd.DataFrame(
+        {
+            "x": [10.0, 20.0, 30.0],
+            "games": [2, BAND_GAMES, 12],
+            "mean": [5.0, 6.0, 7.0],
+            "ci_low": [-7.0, 4.0, 6.0],
+            "ci_high": [15.0, 8.0, 8.0],
+        }
+    )
+    ax = plot_dealer_score(table)
+    (band,) = ax.collections
+    xs = np.concatenate([path.vertices[:, 0] for path in band.get_paths()])
+    assert xs.min() == 20.0 and xs.max() == 30.0  # not over the bin of 2 games
+    assert [text.get_text() for text in ax.texts] == ["2", str(BAND_GAMES), "12"]
+    plt.close("all")

@@ -59,6 +59,7 @@ __all__ = [
     "agent_labels",
     "attach_agents",
     "complexity_effect",
+    "dealer_score_by_rule",
     "dealer_score_by_complexity",
     "delphi_accuracy",
     "games_table",
@@ -491,6 +492,43 @@ def complexity_effect(
         rows.append(row)
     columns = [*keys, "games", "slope", "slope_low", "slope_high", "intercept", "r", "p_value"]
     return pd.DataFrame(rows, columns=[*columns, "measure_low", "measure_high"])
+
+
+def dealer_score_by_rule(
+    results: pd.DataFrame, measure: str = "bits", confidence: float = 0.95
+) -> pd.DataFrame:
+    """One row per rule dealt: its name (or text), ``measure``, its games, and the
+    dealer's mean score with its t interval, simplest rule first.
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"game": range(4), "rule": ["a", "a", "b", "b"],
+    ...     "rule_name": ["red", "red", None, None], "rule_bits": [8.0, 8.0, 20.0, 20.0],
+    ...     "dealer_score": [2.0, 4.0, 9.0, 11.0]})
+    >>> dealer_score_by_rule(results)[["rule", "games", "mean"]].values.tolist()
+    [['red', 2, 3.0], ['b', 2, 10.0]]
+    """
+    level = _check_confidence(confidence)
+    games = games_table(results)
+    games = games[games["dealer_score"].notna()]
+    column = _measure_column(games, measure)
+    names = games["rule_name"] if "rule_name" in games else pd.Series(None, index=games.index)
+    label = names.where(names.notna(), games["rule"])
+    rows = []
+    for rule, group in games.groupby(label, sort=False):
+        mean, low, high = mean_ci(group["dealer_score"], level)
+        rows.append(
+            {
+                "rule": rule,
+                column: float(group[column].iloc[0]),
+                "games": len(group),
+                "mean": mean,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
+    table = pd.DataFrame(rows, columns=["rule", column, "games", "mean", "ci_low", "ci_high"])
+    return table.sort_values([column, "rule"], kind="stable").reset_index(drop=True)
 
 
 def agent_labels(results: pd.DataFrame) -> pd.Series:

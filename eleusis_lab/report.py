@@ -458,6 +458,33 @@ def _answer_html(results: pd.DataFrame) -> str:
     )
 
 
+def _rules_html(results: pd.DataFrame) -> str:
+    """The dealer's mean score for every rule dealt, simplest first (the answer's data)."""
+    from eleusis_lab.analysis import dealer_score_by_rule, games_table
+
+    games = games_table(results)
+    if (
+        "dealer_score" not in games
+        or games["dealer_score"].isna().all()
+        or "rule_bits" not in games
+    ):
+        return "<p>No dealer score in these games.</p>"
+    table = dealer_score_by_rule(results, "bits")
+    lines = [
+        "<table><tr><th>rule</th><th>bits</th><th>games</th><th>dealer score [95% CI]</th></tr>"
+    ]
+    for _, row in table.iterrows():
+        score = _estimate(row["mean"], row["ci_low"], row["ci_high"])
+        lines.append(
+            f"<tr><td>{html.escape(str(row['rule']))}</td>"
+            f'<td class="num">{row["rule_bits"]:.1f}</td>'
+            f'<td class="num">{int(row["games"])}</td>'
+            f'<td class="num">{html.escape(score)}</td></tr>'
+        )
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
 def _leaderboard_html(board: pd.DataFrame) -> str:
     head = [c for c in ("lineup", "agent", "seat") if c in board.columns]
     columns = [
@@ -521,7 +548,8 @@ def _page(
         items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
         parts.append(f'<h2>Notes</h2><ul class="notes">{items}</ul>')
     parts += ["<h2>Leaderboard</h2>", _leaderboard_html(board)]
-    parts += ["<h2>By seat</h2>", _leaderboard_html(by_seat), "<h2>Figures</h2>"]
+    parts += ["<h2>By seat</h2>", _leaderboard_html(by_seat)]
+    parts += ["<h2>By rule</h2>", _rules_html(results), "<h2>Figures</h2>"]
     for item in figures:
         parts.append(
             f'<figure id="{item.name}"><h3>{html.escape(item.title)}</h3>\n{item.svg}\n'

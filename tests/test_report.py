@@ -215,3 +215,12 @@ def test_the_answer_without_a_dealer_score_says_so(tmp_path):
     run_experiment(spec, out=out, progress=False)
     page = write_report(out, example_game=False).read_text(encoding="utf-8")
     assert "every rule dealt had the same description length" in page
+
+
+def test_report_has_a_row_per_rule_dealt(spread_run, spread_report):
+    page = spread_report.read_text(encoding="utf-8")
+    by_rule = page[page.index("<h2>By rule</h2>") : page.index("<h2>Figures</h2>")]
+    games = games_table(load_results(spread_run))
+    dealt = games["rule_name"].where(games["rule_name"].notna(), games["rule"]).nunique()
+    assert by_rule.count("<tr>") == 1 + dealt
+    assert by_rule.count('<td class="num">') == 3 * dealt

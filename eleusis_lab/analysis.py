@@ -585,8 +585,9 @@ def leaderboard(
     Returns
     -------
     DataFrame
-        One row per group, the best mean score first: the ``by`` columns; ``games``
-        (seat-games played); ``mean_score``, ``score_ci_low``, ``score_ci_high``
+        One row per group, the best mean score first (within each line-up when the
+        line-up is a grouping column: a score depends on the table): the ``by``
+        columns; ``games`` (seat-games played); ``mean_score``, ``score_ci_low``, ``score_ci_high``
         (`mean_ci`, t); ``mean_wrong_cards`` and its ``wrong_ci_*``; ``win_rate`` and
         its ``win_ci_*`` (`wilson_ci`): a game is won by the seat with the highest score,
         and a tie of k seats gives each a win of 1/k, so the win rates of a game's
@@ -689,7 +690,10 @@ def leaderboard(
         "success_ci_high",
     ]
     board = pd.DataFrame(rows, columns=columns)
-    board = board.sort_values("mean_score", ascending=False, kind="stable")
+    # A score depends on who else sits at the table: agents rank within their line-up.
+    within = [column for column in group_columns if column == "lineup"]
+    order = [*within, "mean_score"]
+    board = board.sort_values(order, ascending=[True] * len(within) + [False], kind="stable")
     board.attrs.update(confidence=confidence)
     return board.reset_index(drop=True)
 

@@ -369,3 +369,24 @@ def test_leaderboard_game_specific_columns():
     )
     plain = leaderboard(rows.drop(columns=["prediction_accuracy", "success"]))
     assert plain["prediction_accuracy"].isna().all() and plain["success_rate"].isna().all()
+
+
+def test_the_leaderboard_ranks_agents_within_their_line_up():
+    """random (at a table of randoms) outscores bayes (against oracles) but is not above it
+    in bayes's line-up: each line-up is ranked on its own."""
+    rows = pd.DataFrame(
+        {
+            "lineup": ["weak"] * 4 + ["strong"] * 4,
+            "game": [0, 0, 1, 1, 2, 2, 3, 3],
+            "seat": [0, 1] * 4,
+            "agent": ["random", "tree"] * 2 + ["bayes", "oracle"] * 2,
+            "score": [9.0, 1.0, 9.0, 1.0, 2.0, 6.0, 2.0, 6.0],
+        }
+    )
+    board = leaderboard(rows)
+    assert board[["lineup", "agent"]].values.tolist() == [
+        ["strong", "oracle"],
+        ["strong", "bayes"],
+        ["weak", "random"],
+        ["weak", "tree"],
+    ]

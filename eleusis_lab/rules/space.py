@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import abc
 import functools
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -117,7 +118,7 @@ def packed_table(n_probes: int, n: int, blocks: Iterable[np.ndarray]) -> np.ndar
     return table
 
 
-class PackedVerdicts:
+class PackedVerdicts(abc.ABC):
     """Reads of a packed verdict table (see the module docstring), for a space with a
     ``table`` (uint8, one row per probe), ``contexts`` and a length (its hypotheses).
 
@@ -143,8 +144,9 @@ class PackedVerdicts:
     table: np.ndarray
     contexts: np.ndarray
 
+    @abc.abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """The number of hypotheses (the table's rows have room for `padded_size`)."""
 
     @staticmethod
     def bit_position(hypotheses) -> BitPosition:

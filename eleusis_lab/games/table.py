@@ -53,13 +53,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.plugins import Plugins
 from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
 
@@ -340,50 +340,8 @@ last_play_right (RULES.md section 5), but this dealer can deal \
             _main_line_only(self.name, dealer)
 
 
-class _Games(Mapping[str, GameType]):
-    """The games by name: the entry points of `GAME_GROUP`, read on first use, in the
-    order of their packages' metadata, and those `register_game` added."""
-
-    def __init__(self) -> None:
-        self._installed: dict[str, GameType] | None = None
-        self._added: dict[str, GameType] = {}
-
-    def _games(self) -> dict[str, GameType]:
-        if self._installed is None:
-            installed = {}
-            for entry in entry_points(group=GAME_GROUP):
-                try:
-                    game = entry.load()
-                except Exception as error:
-                    raise ConfigError(
-                        f"the game {entry.name!r} ({entry.value}) failed to load:"
-                        f" {type(error).__name__}: {error}"
-                    ) from error
-                _check_game(game, f"the entry point {entry.name!r} ({entry.value})")
-                installed.setdefault(entry.name, game)
-            self._installed = installed
-        return {**self._installed, **self._added}
-
-    def __getitem__(self, name: str) -> GameType:
-        return self._games()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._games())
-
-    def __len__(self) -> int:
-        return len(self._games())
-
-    def __repr__(self) -> str:
-        return f"GAMES({', '.join(self)})"
-
-
-def _check_game(game: Any, where: str) -> None:
-    if not isinstance(game, GameType):
-        raise ConfigError(f"{where} is a {type(game).__name__}, not a GameType")
-
-
 #: Game name -> its declaration: every registered game.
-GAMES: Mapping[str, GameType] = _Games()
+GAMES: Plugins[GameType] = Plugins(GAME_GROUP, GameType, "game")
 
 
 def register_game(game: GameType, replace: bool = False) -> GameType:
@@ -398,13 +356,13 @@ def register_game(game: GameType, replace: bool = False) -> GameType:
     >>> unregister_game("classic-twin"); "classic-twin" in GAMES
     False
     """
-    _check_game(game, f"register_game({game!r})")
+    if not isinstance(game, GameType):
+        raise ConfigError(f"register_game({game!r}) is a {type(game).__name__}, not a GameType")
     if game.name in GAMES and not replace:
         raise ConfigError(f"a game named {game.name!r} is registered already")
-    GAMES._added[game.name] = game  # type: ignore[attr-defined]
-    return game
+    return GAMES.add(game)
 
 
 def unregister_game(name: str) -> None:
     """Take back a game `register_game` added (KeyError for any other)."""
-    del GAMES._added[name]  # type: ignore[attr-defined]
+    GAMES.remove(name)

@@ -64,14 +64,13 @@ with other measures (`eleusis_lab.runner.run_experiment`).
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.plugins import Plugins
 from eleusis_lab.rules.ast import Node
 from eleusis_lab.rules.prior import (
     COPY_BITS,
@@ -96,6 +95,7 @@ __all__ = [
     "COPY_BITS",
     "DEFAULT_MEASURE",
     "DTYPES",
+    "MEASURES",
     "MEASURE_GROUP",
     "Complexity",
     "Measure",
@@ -324,23 +324,9 @@ DEFAULT_MEASURE = "bits"
 #: a `Measure` (``text_length = "mypackage.measures:TEXT_LENGTH"``).
 MEASURE_GROUP = "eleusis_lab.measures"
 
-_REGISTERED: dict[str, Measure] = {}  # by register_measure, in the order of the calls
-
-
-@functools.cache
-def _entry_point_measures() -> tuple[Measure, ...]:
-    """The measures of installed packages, by name (read once per process)."""
-    found = []
-    for entry in sorted(entry_points(group=MEASURE_GROUP), key=lambda entry: entry.name):
-        where = f"measure entry point {entry.name!r} ({entry.value})"
-        try:
-            measure = entry.load()
-        except Exception as error:  # a broken package: say which, in one line
-            raise ConfigError(f"{where}: cannot load it: {error}") from None
-        if not isinstance(measure, Measure) or measure.name != entry.name:
-            raise ConfigError(f"{where}: expected a Measure named {entry.name!r}, got {measure!r}")
-        found.append(measure)
-    return tuple(found)
+#: The measures by name: the built-in ones, those of installed packages (by name), then
+#: those of `register_measure`, in the order of the calls.
+MEASURES: Plugins[Measure] = Plugins(MEASURE_GROUP, Measure, "measure", BUILT_IN)
 
 
 def measures() -> tuple[Measure, ...]:
@@ -351,16 +337,7 @@ def measures() -> tuple[Measure, ...]:
     >>> [measure.name for measure in measures()]
     ['nodes', 'bits', 'acceptance', 'classes']
     """
-    found: dict[str, Measure] = {measure.name: measure for measure in BUILT_IN}
-    for measure in _entry_point_measures():
-        if measure.name in found:
-            raise ConfigError(
-                f"measure entry point {measure.name!r}: a measure of that name exists already"
-            )
-        found[measure.name] = measure
-    for measure in _REGISTERED.values():
-        found.setdefault(measure.name, measure)
-    return tuple(found.values())
+    return tuple(MEASURES.values())
 
 
 def measure_names() -> tuple[str, ...]:
@@ -392,7 +369,7 @@ def get_measure(name: str) -> Measure:
     eleusis_lab.errors.ConfigError: unknown complexity measure 'bitz' (did you mean \
 'bits'?); the measures: nodes, bits, acceptance, classes
     """
-    found = {measure.name: measure for measure in measures()}
+    found = MEASURES
     if isinstance(name, str):
         key = name.removeprefix("rule_") if name not in found else name
         if key in found:
@@ -427,7 +404,7 @@ def register_measure(measure: Measure) -> Measure:
     """
     if not isinstance(measure, Measure):
         raise TypeError(f"register_measure takes a Measure, got {measure!r}")
-    existing = {m.name: m for m in measures()}.get(measure.name)
+    existing = MEASURES.get(measure.name)
     if existing == measure:
         return existing
     if existing is not None:
@@ -435,15 +412,14 @@ def register_measure(measure: Measure) -> Measure:
             f"a measure named {measure.name!r} is registered already; unregister_measure"
             f" ({measure.name!r}) first to replace it"
         )
-    _REGISTERED[measure.name] = measure
-    return measure
+    return MEASURES.add(measure)
 
 
 def unregister_measure(name: str) -> None:
     """Remove a measure `register_measure` added (the built-in ones stay)."""
-    if name not in _REGISTERED:
+    if name not in MEASURES.added():
         raise ValueError(f"no measure {name!r} was registered with register_measure")
-    del _REGISTERED[name]
+    MEASURES.remove(name)
 
 
 def measure_values(rule: Rule) -> dict[str, int | float]:

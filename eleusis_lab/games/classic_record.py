@@ -27,9 +27,10 @@ True
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card, standard_deck
@@ -57,7 +58,16 @@ from eleusis_lab.record import (
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 
-__all__ = ["FORMAT_VERSION", "GameRecord", "PlayCheck", "check_classic_faults", "replay_classic"]
+__all__ = [
+    "FORMAT_VERSION",
+    "GameRecord",
+    "PhaseOne",
+    "PlayCheck",
+    "check_classic_faults",
+    "check_deal",
+    "replay_classic",
+    "replay_phase1",
+]
 
 #: Version of the JSON layout written by `GameRecord.to_json` (2 added ``faults``).
 FORMAT_VERSION = 2
@@ -308,6 +318,71 @@ class PlayCheck:
             )
 
 
+def check_deal(
+    rec: GameRecord, deck: Sequence[Card], deck_words: str, deal: Callable, problems: list[str]
+) -> None:
+    """Classic and four-to-eight: the starter, hands and unused cards are ``deck``
+    (``deck_words`` says which), and exactly what ``deal(seed, players, hand_size)``
+    deals from the record's seed."""
+    everything = [rec.starter, *chain.from_iterable(rec.deal), *rec.unused]
+    if Counter(everything) != Counter(deck):
+        problems.append(f"the starter, the hands and the unused cards are not {deck_words}")
+    try:
+        starter, hands, unused = deal(rec.seed, len(rec.deal), rec.config.get("hand_size"))
+    except ValueError as error:
+        problems.append(f"seed {rec.seed!r} cannot be dealt: {error}")
+    else:
+        if (starter, tuple(map(tuple, hands)), unused) != (
+            rec.starter,
+            tuple(map(tuple, rec.deal)),
+            tuple(rec.unused),
+        ):
+            problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
+
+
+class PhaseOne(NamedTuple):
+    """Where phase 1 left the game: each seat's wrong cards (for phase 2 to play), the
+    same frozen as they were at its end, and the seat whose turn is next."""
+
+    piles: list[list[Card]]
+    wrong_after: tuple[tuple[Card, ...], ...]
+    seat: int
+
+
+def replay_phase1(rec: GameRecord, plays: PlayCheck, problems: list[str]) -> PhaseOne | None:
+    """Classic and four-to-eight, phase 1: seats in turn, skipping empty hands, until
+    every hand is played out (`PhaseOne`), or None where the order of the plays broke
+    (``problems`` says how; what follows would only echo it)."""
+    n, events = len(rec.deal), rec.events
+    hands = [list(hand) for hand in rec.deal]
+    piles: list[list[Card]] = [[] for _ in range(n)]
+    seat = 0
+    while any(hands):
+        while not hands[seat]:
+            seat = (seat + 1) % n
+        if plays.k >= len(events):
+            problems.append("the record ends in phase 1 while cards are still in hand")
+            return None
+        e = events[plays.k]
+        if e.phase != 1 or e.seat != seat:
+            problems.append(
+                f"{plays.where(e)}: seat {seat} should play a card of his hand in phase 1"
+            )
+            return None
+        if e.card not in hands[seat]:
+            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card in his hand")
+            return None
+        plays.faults_at(e, hands[seat])
+        hands[seat].remove(e.card)
+        if not plays.follow(e):
+            piles[seat].append(e.card)
+        seat = (seat + 1) % n
+    wrong_after = tuple(map(tuple, piles))
+    if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
+        problems.append("the wrong cards after phase 1 differ from the ones the plays give")
+    return PhaseOne(piles, wrong_after, seat)
+
+
 def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
     from eleusis_lab.games.classic import classic_deal  # games import this module
 
@@ -322,54 +397,14 @@ def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over 
     retry = bool(rec.config.get("retry_in_turn", False))
     max_turns = rec.config.get("max_turns", 1000)
 
-    # The deal: one deck, and exactly what the seed deals.
-    everything = [rec.starter, *chain.from_iterable(rec.deal), *rec.unused]
-    if Counter(everything) != Counter(standard_deck()):
-        problems.append("the starter, the hands and the unused cards are not one 52-card deck")
-    try:
-        starter, hands, unused = classic_deal(rec.seed, n, rec.config.get("hand_size"))
-    except ValueError as error:
-        problems.append(f"seed {rec.seed!r} cannot be dealt: {error}")
-    else:
-        if (starter, tuple(map(tuple, hands)), unused) != (
-            rec.starter,
-            tuple(map(tuple, rec.deal)),
-            tuple(rec.unused),
-        ):
-            problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
-
+    check_deal(rec, standard_deck(), "one 52-card deck", classic_deal, problems)
     problems += check_classic_faults(rec)
     plays = PlayCheck(rec, rule, problems)
-    hands = [list(hand) for hand in rec.deal]
-    piles: list[list[Card]] = [[] for _ in range(n)]
+    phase1 = replay_phase1(rec, plays, problems)
+    if phase1 is None:
+        return problems
+    piles, wrong_after, seat = phase1
     events = rec.events
-
-    # Phase 1: seats in turn, skipping empty hands, until every hand is played out.
-    seat = 0
-    while any(hands):
-        while not hands[seat]:
-            seat = (seat + 1) % n
-        if plays.k >= len(events):
-            problems.append("the record ends in phase 1 while cards are still in hand")
-            return problems
-        e = events[plays.k]
-        if e.phase != 1 or e.seat != seat:
-            problems.append(
-                f"{plays.where(e)}: seat {seat} should play a card of his hand in phase 1"
-            )
-            return problems  # the order is broken; what follows would only echo it
-        if e.card not in hands[seat]:
-            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card in his hand")
-            return problems
-        plays.faults_at(e, hands[seat])
-        hands[seat].remove(e.card)
-        if not plays.follow(e):
-            piles[seat].append(e.card)
-        seat = (seat + 1) % n
-
-    wrong_after = tuple(tuple(pile) for pile in piles)
-    if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
-        problems.append("the wrong cards after phase 1 differ from the ones the plays give")
 
     # Phase 2: one turn per seat in rotation; with the retry option a turn goes on
     # after a wrong card until one is right or all were tried.

@@ -49,7 +49,6 @@ Examples
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from itertools import chain
@@ -66,7 +65,13 @@ from eleusis_lab.games._faults import (
     check_seed,
     is_int,
 )
-from eleusis_lab.games.classic_record import GameRecord, PlayCheck, check_classic_faults
+from eleusis_lab.games.classic_record import (
+    GameRecord,
+    PlayCheck,
+    check_classic_faults,
+    check_deal,
+    replay_phase1,
+)
 from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import four_to_eight_dealer_score, four_to_eight_player_scores
 from eleusis_lab.games.table import GameType, game_record_outcome
@@ -413,57 +418,15 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
     plan = deck_plan(n)
     max_turns = rec.config.get("max_turns", 1000)
 
-    # The deal: the table's deck, and exactly what the seed deals.
-    everything = [rec.starter, *chain.from_iterable(rec.deal), *rec.unused]
-    if Counter(everything) != Counter(plan.cards):
-        problems.append(
-            f"the starter, the hands and the unused cards are not the table's"
-            f" {len(plan.cards)}-card deck for {n} players"
-        )
-    try:
-        starter, hands, unused = four_to_eight_deal(rec.seed, n, rec.config.get("hand_size"))
-    except ValueError as error:
-        problems.append(f"seed {rec.seed!r} cannot be dealt: {error}")
-    else:
-        if (starter, tuple(map(tuple, hands)), unused) != (
-            rec.starter,
-            tuple(map(tuple, rec.deal)),
-            tuple(rec.unused),
-        ):
-            problems.append(f"the starter and the hands are not those dealt by seed {rec.seed}")
-
+    deck = f"the table's {len(plan.cards)}-card deck for {n} players"
+    check_deal(rec, plan.cards, deck, four_to_eight_deal, problems)
     problems += check_classic_faults(rec)
     plays = PlayCheck(rec, rule, problems)
-    hands_left = [list(hand) for hand in rec.deal]
-    piles: list[list[Card]] = [[] for _ in range(n)]
+    phase1 = replay_phase1(rec, plays, problems)
+    if phase1 is None:
+        return problems
+    piles, wrong_after, seat = phase1
     events = rec.events
-
-    # Phase 1: seats in turn until every hand is played out.
-    seat = 0
-    while any(hands_left):
-        while not hands_left[seat]:
-            seat = (seat + 1) % n
-        if plays.k >= len(events):
-            problems.append("the record ends in phase 1 while cards are still in hand")
-            return problems
-        e = events[plays.k]
-        if e.phase != 1 or e.seat != seat:
-            problems.append(
-                f"{plays.where(e)}: seat {seat} should play a card of his hand in phase 1"
-            )
-            return problems
-        if e.card not in hands_left[seat]:
-            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card in his hand")
-            return problems
-        plays.faults_at(e, hands_left[seat])
-        hands_left[seat].remove(e.card)
-        if not plays.follow(e):
-            piles[seat].append(e.card)
-        seat = (seat + 1) % n
-
-    wrong_after = tuple(tuple(pile) for pile in piles)
-    if wrong_after != tuple(map(tuple, rec.wrong_after_phase1)):
-        problems.append("the wrong cards after phase 1 differ from the ones the plays give")
 
     # Phase 2: one card per turn, in rotation; a wrong card stays with its player.
     turns = 0

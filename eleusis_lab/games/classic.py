@@ -51,7 +51,7 @@ from eleusis_lab.games._faults import (
 )
 from eleusis_lab.games.classic_record import GameRecord, replay_classic
 from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
-from eleusis_lab.games.table import GameType, game_record_outcome
+from eleusis_lab.games.table import GameType, game_record_outcome, sample_table
 from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
@@ -59,7 +59,6 @@ from eleusis_lab.record import (
     describe_agent,
     format_main_line_layout,
 )
-from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule, parse
 
 __all__ = [
@@ -370,7 +369,7 @@ def play_classic(
 
 def _sample_game(agent: Agent, seed: int) -> GameRecord:
     """A classic game of ``red(card)``: three players, the agent at seat ``seed % 3``."""
-    agents = [agent if i == seed % 3 else make_agent("random") for i in range(3)]
+    agents = sample_table(agent, 3, seed)
     return play_classic("red(card)", agents, seed, ClassicConfig(on_fault="raise"))
 
 

@@ -71,7 +71,7 @@ from eleusis_lab.games._faults import (
 )
 from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import delphi_chips, delphi_scores
-from eleusis_lab.games.table import GameType, Outcome
+from eleusis_lab.games.table import GameType, Outcome, sample_table
 from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
@@ -884,9 +884,7 @@ def delphi_outcome(record: DelphiRecord) -> Outcome:
 
 def _sample_game(agent: Agent, seed: int) -> DelphiRecord:
     """A Delphi game (RULES.md section 3): 51 predictions, beside a random player."""
-    from eleusis_lab.registry import make_agent
-
-    agents = [agent if i == seed % 2 else make_agent("random") for i in range(2)]
+    agents = sample_table(agent, 2, seed)
     rule = "if last_play_right then red(card) else black(card)"
     return play_delphi(rule, agents, seed, DelphiConfig(on_fault="raise"))
 

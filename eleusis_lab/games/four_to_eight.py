@@ -74,7 +74,7 @@ from eleusis_lab.games.classic_record import (
 )
 from eleusis_lab.games.match import MatchResult, check_deals, rotate_deal
 from eleusis_lab.games.scoring import four_to_eight_dealer_score, four_to_eight_player_scores
-from eleusis_lab.games.table import GameType, game_record_outcome
+from eleusis_lab.games.table import GameType, game_record_outcome, sample_table
 from eleusis_lab.record import (
     NO_PLAYABLE_CARD,
     PLAYER_OUT,
@@ -587,9 +587,7 @@ def play_four_to_eight_match(
 
 def _sample_game(agent: Agent, seed: int) -> GameRecord:
     """A four-to-eight game (RULES.md section 2): 3 players, hands of 8, random opponents."""
-    from eleusis_lab.registry import make_agent
-
-    agents = [agent if i == seed % 3 else make_agent("random") for i in range(3)]
+    agents = sample_table(agent, 3, seed)
     config = FourToEightConfig(hand_size=8, max_turns=40, on_fault="raise")
     return play_four_to_eight("color(card) != color(last)", agents, seed, config)
 

@@ -117,7 +117,7 @@ from eleusis_lab.games.new_eleusis_table import (
 from eleusis_lab.games.scoring import (
     new_eleusis_match_totals,
 )
-from eleusis_lab.games.table import GameType, Outcome
+from eleusis_lab.games.table import GameType, Outcome, sample_table
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     OVER_TIME,
@@ -734,9 +734,7 @@ def new_eleusis_outcome(record: NewEleusisRecord) -> Outcome:
 
 def _sample_game(agent: Agent, seed: int) -> NewEleusisRecord:
     """A round of New Eleusis (RULES.md section 5): 3 players, random opponents."""
-    from eleusis_lab.registry import make_agent
-
-    agents = [agent if i == seed % 3 else make_agent("random") for i in range(3)]
+    agents = sample_table(agent, 3, seed)
     config = NewEleusisConfig(max_turns=60, on_fault="raise")
     return play_new_eleusis("color(card) != color(last)", agents, seed, config)
 

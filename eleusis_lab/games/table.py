@@ -74,6 +74,7 @@ __all__ = [
     "dealable_rules",
     "game_record_outcome",
     "register_game",
+    "sample_table",
     "unregister_game",
 ]
 
@@ -141,6 +142,19 @@ def game_record_outcome(record: GameRecord) -> Outcome:
         end=record.phase2_end,
         events=tuple(record.events),
     )
+
+
+def sample_table(agent: Agent, players: int, seed: int) -> list[Agent]:
+    """The table of a `GameType.sample_game`: ``agent`` at seat ``seed % players``, the
+    registered ``random`` agent at every other seat.
+
+    >>> from eleusis_lab.registry import make_agent
+    >>> [type(a).__name__ for a in sample_table(make_agent("oracle"), 3, seed=4)]
+    ['RandomAgent', 'OracleAgent', 'RandomAgent']
+    """
+    from eleusis_lab.registry import make_agent
+
+    return [agent if i == seed % players else make_agent("random") for i in range(players)]
 
 
 # -- which rules a dealer can deal ------------------------------------------------------------

@@ -579,9 +579,7 @@ def _play(args) -> int:
         most = "one agent" if game.max_players == 1 else f"at most {game.max_players} agents"
         raise ConfigError(f"{args.game} is played by {most}, not {len(agents)}")
     seed = args.seed if args.seed is not None else _fresh_seed()
-    pool = acceptable_rules()
-    if game.main_line_only:  # its rules read only the main line
-        pool = [rule for rule in pool if "outcome" not in rule.slots]
+    pool = game.playable_rules(acceptable_rules())
     if not args.match and game.needs_rule and rule is None:
         rule = pool[np.random.default_rng(seed).integers(len(pool))]
     try:

@@ -444,7 +444,7 @@ def _answer_html(results: pd.DataFrame) -> str:
             )
         else:
             sentences.append(f"{head}: no clear effect, {row['slope']:+.2f} points a bit ({ci}).")
-    capped = int((games.get("end") == TURN_CAP).sum()) if "end" in games else 0
+    capped = int((games["end"] == TURN_CAP).sum()) if "end" in games else 0
     if capped:
         sentences.append(
             f"{capped} of {len(games)} games ended at the turn cap, not by the rules: their"

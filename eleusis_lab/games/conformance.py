@@ -36,7 +36,7 @@ __all__ = ["check_game"]
 def check_game(game: GameType, games: int = 20, seed: int = 0) -> None:
     """Play ``games`` seeded random games of ``game`` and check each (module docstring)."""
     _check_bad_configs(game)
-    rules = [rule for rule in acceptable_rules() if not game.main_line_only or _main_line(rule)]
+    rules = game.playable_rules(acceptable_rules())
     for seed_ in range(seed, seed + games):
         rule = rules[np.random.default_rng(seed_).integers(len(rules))] if game.needs_rule else None
         where = f"{game.name}, seed {seed_}" + (f", rule {rule.text!r}" if rule else "")
@@ -80,10 +80,6 @@ def _check_bad_configs(game: GameType) -> None:
             f"{game.name}: {seats} players raise {type(error).__name__}, not ConfigError"
         ) from error
     raise AssertionError(f"{game.name}: a table of {seats} players is played")
-
-
-def _main_line(rule) -> bool:
-    return "outcome" not in rule.slots
 
 
 def _require(condition: bool, where: str, what: str) -> None:

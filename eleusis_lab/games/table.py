@@ -308,6 +308,17 @@ class GameType:
         """The names of the game's options."""
         return tuple(field.name for field in dataclasses.fields(self.config_type))
 
+    def playable_rules(self, rules: Sequence[Rule]) -> list[Rule]:
+        """The rules of ``rules`` the game can be played to: all, or for a game of
+        `main_line_only` those that never read ``last_play_right``.
+
+        >>> from eleusis_lab.rules import parse
+        >>> rules = [parse("red(card)"), parse("last_play_right")]
+        >>> [len(GAMES[name].playable_rules(rules)) for name in ("classic", "new-eleusis")]
+        [2, 1]
+        """
+        return [rule for rule in rules if not self.main_line_only or "outcome" not in rule.slots]
+
     def make_config(self, options: Mapping[str, Any]) -> Any:
         """The game's options from a plain mapping; `ConfigError` for an unknown name.
 

@@ -446,14 +446,22 @@ class FaultRules:
 
     ``kinds`` and ``calls``: the fault kinds and agent methods the game knows;
     ``decisions``: the methods that may fault other than by raising (an illegal card,
-    an answer out of range, over time); ``step``: what a fault's ``event`` counts
-    (``"event"``, ``"turn"``, ``"step"``).
+    an answer out of range, over time); ``pairs``, where the game is stricter: the
+    (method, kind) pairs allowed besides raising; ``step``: what a fault's ``event``
+    counts (``"event"``, ``"turn"``, ``"step"``).
     """
 
     kinds: Collection[str]
     calls: Collection[str]
-    decisions: Collection[str]
+    decisions: Collection[str] = ()
     step: str = "event"
+    pairs: Collection[tuple[str, str]] | None = None
+
+    def allows(self, call: str, kind: str) -> bool:
+        """Whether ``call`` may fault with ``kind`` (raising always may)."""
+        if kind == RAISED:
+            return True
+        return (call, kind) in self.pairs if self.pairs is not None else call in self.decisions
 
 
 def check_faults(
@@ -492,7 +500,7 @@ def check_faults(
             problems.append(f"{label}: unknown kind {fault.kind!r}")
         if fault.call not in rules.calls:
             problems.append(f"{label}: unknown agent method {fault.call!r}")
-        elif fault.kind != RAISED and fault.call not in rules.decisions:
+        elif not rules.allows(fault.call, fault.kind):
             problems.append(f"{label}: {fault.call} cannot fault with {fault.kind!r}")
         if not 0 <= fault.seat < len(seats):
             problems.append(f"{label}: there is no seat {fault.seat}")

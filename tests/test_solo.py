@@ -5,6 +5,7 @@ by `replay_solo`): after every play each of the 104 cards is in exactly one plac
 verdicts agree with the rule, and the end and the score follow from the declarations.
 """
 
+import dataclasses
 import re
 from collections import Counter
 
@@ -891,3 +892,20 @@ def test_layout_shows_the_table_declarations_and_score():
     assert "found on turn 3 with 1 wrong declaration: score 26 (floored 26)" in text
     lost = format_solo_layout(play_solo("red(card)", RandomAgent(), seed=0))
     assert "not found after 30 turns (the last turn was played)" in lost
+
+
+def test_replay_knows_which_solo_calls_can_fault_which_way():
+    """An illegal card is a fault of choose_play or solo_move, never of declare_rule."""
+    from eleusis_lab.record import Fault
+
+    record = play_solo("red(card)", RandomAgent(), 0)
+    name = record.agent["name"]
+    for call, kind, legal in [
+        ("choose_play", "illegal_card", True),
+        ("solo_move", "illegal_declaration", True),
+        ("declare_rule", "illegal_card", False),
+        ("observe", "illegal_declaration", False),
+    ]:
+        tampered = dataclasses.replace(record, faults=(Fault(0, name, kind, "x", 0, 1, call),))
+        said = [p for p in replay_solo(tampered) if "cannot fault" in p]
+        assert bool(said) != legal, (call, kind, said)

@@ -742,12 +742,11 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
 
 def _check_faults(rec: SoloRecord) -> list[str]:
     """What is wrong with the faults of a solo record, short of replaying the plays."""
-    decisions = {call for call, _ in _LEGAL_FAULTS}
     return check_faults(
         rec,
         [rec.agent.get("name")],
         len(rec.events),
-        FaultRules(_FAULT_KINDS, _FAULT_CALLS, decisions),
+        FaultRules(_FAULT_KINDS, _FAULT_CALLS, pairs=_LEGAL_FAULTS),
         phase_of=lambda k: 1,
         replaced=lambda f: f.event if (f.call, f.kind) in _CARD_FAULTS else None,
     )

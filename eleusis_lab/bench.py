@@ -345,7 +345,7 @@ def solo_games(
         The game's options; the benchmark's when omitted.
     beliefs : bool
         Also ask the agent its best guess after every turn
-        (`eleusis_lab.games.solo_beliefs`) and add the column ``led_turn``: the first
+        (`eleusis_lab.games.solo.beliefs`) and add the column ``led_turn``: the first
         turn after which that guess was the secret rule (NaN when it never was). Slower:
         every guess is judged.
 
@@ -357,7 +357,7 @@ def solo_games(
         ``success`` (the published: found with a score of at least 2), ``found``,
         ``found_turn`` (NaN when not found), ``turns``, ``wrong_declarations``,
         ``score``, ``floored_score``, ``no_stakes_score``, ``boldness``
-        (`eleusis_lab.games.solo_record.SoloRecord`), ``declarations`` and
+        (`eleusis_lab.games.solo.record.SoloRecord`), ``declarations`` and
         ``tentative`` (a tuple of (confidence, correct) per declaration, and per turn's
         tentative rule; confidence NaN when none was stated),
         ``end``, ``faults`` and ``first_fault`` (its kind, call and message: the agent
@@ -377,7 +377,7 @@ def solo_games(
 
     from eleusis_lab.agent import clone
     from eleusis_lab.games.solo import play_solo
-    from eleusis_lab.games.solo_beliefs import solo_beliefs
+    from eleusis_lab.games.solo.beliefs import solo_beliefs
     from eleusis_lab.rules.catalog import acceptable_rules, get_rule
     from eleusis_lab.rules.rule_file import RuleEntry
 

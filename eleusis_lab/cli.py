@@ -20,7 +20,7 @@ import numpy as np
 from eleusis_lab.cards import CardError, format_cards, parse_cards
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.solo import TIMINGS
-from eleusis_lab.games.solo_judge import JUDGES
+from eleusis_lab.games.solo.judge import JUDGES
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_specs
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
@@ -589,7 +589,7 @@ def _play(args) -> int:
         else:
             text = ""
             if args.beliefs:
-                from eleusis_lab.games.solo_beliefs import format_beliefs, solo_beliefs
+                from eleusis_lab.games.solo.beliefs import format_beliefs, solo_beliefs
 
                 played, beliefs = solo_beliefs(rule, agents[0], seed=seed, config=config)
                 text = format_beliefs(beliefs) + "\n\n"

@@ -380,7 +380,7 @@ def plot_beliefs(beliefs: pd.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     beliefs : DataFrame
-        `eleusis_lab.games.solo_beliefs.solo_beliefs`.
+        `eleusis_lab.games.solo.beliefs.solo_beliefs`.
     ax : Axes, optional
         Where to draw; a new figure otherwise.
 

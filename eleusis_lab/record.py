@@ -2,7 +2,7 @@
 reading, replaying and laying out a record of any game.
 
 Each game keeps its record, replay and layout in its own module (classic's `GameRecord`
-in `eleusis_lab.games.classic_record`) and declares them in the game registry
+in `eleusis_lab.games.classic.record`) and declares them in the game registry
 (`eleusis_lab.games.table.GAMES`); `read_record`, `load_record`, `replay` and
 `format_layout` read a record of any game through it. Cards are written as text,
 ``"10H"``; a card of the second deck of a two-deck game carries its copy as a suffix,
@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import html
 import json
-import textwrap
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -40,17 +39,12 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.cards import Card, CardError, parse_card
-from eleusis_lab.rules import parse
-from eleusis_lab.rules.complexity import describe_measures
 
 __all__ = [
-    "END_REASONS",
     "FAULT_CALLS",
     "FAULT_KINDS",
     "ILLEGAL_CARD",
-    "NO_PLAYABLE_CARD",
     "OVER_TIME",
-    "PLAYER_OUT",
     "RAISED",
     "TURN_CAP",
     "Fault",
@@ -67,15 +61,8 @@ __all__ = [
     "replay",
 ]
 
-#: How phase 2 of classic Eleusis ended.
-PLAYER_OUT = "player_out"
-NO_PLAYABLE_CARD = "no_playable_card"
+#: How a game stopped by its turn cap ended (every game's safety net, never silent).
 TURN_CAP = "turn_cap"
-END_REASONS = {
-    PLAYER_OUT: "a player went out",
-    NO_PLAYABLE_CARD: "no player held a card the rule accepts",
-    TURN_CAP: "the turn cap was hit",
-}
 
 #: What an agent did wrong (`Fault.kind`).
 RAISED = "raised"
@@ -95,6 +82,15 @@ class RecordError(ValueError):
 
 
 # -- cards and agents as plain data -----------------------------------------------------
+
+
+def right_or_wrong(right: bool) -> str:
+    """A verdict in words, for the messages of replays.
+
+    >>> right_or_wrong(True), right_or_wrong(False)
+    ('right', 'wrong')
+    """
+    return "right" if right else "wrong"
 
 
 def card_text(card: Card) -> str:
@@ -341,7 +337,7 @@ def read_record(text: str) -> Any:
     declared = GAMES.get(game) if isinstance(game, str) else None
     if declared is not None and declared.record_type is not None:
         return declared.record_type.from_dict(data)
-    from eleusis_lab.games.classic_record import GameRecord  # the records of no other game
+    from eleusis_lab.games.classic.record import GameRecord  # the records of no other game
 
     return GameRecord.from_json(text)
 
@@ -374,12 +370,12 @@ def replay(record: Any) -> list[str]:
     A match (`eleusis_lab.games.match.MatchResult`) is checked by
     `eleusis_lab.games.match.replay_match`: the rotation, each game, the totals.
 
-    Re-parses the rule, re-deals from the seed, replays every event (turn order, the
-    card comes from the hand or wrong pile that holds it, position, verdict), re-derives
-    how phase 2 ended and the scores with `eleusis_lab.games.scoring`. Faults are checked
-    too: each names the seat and agent of its play, in order, and a substituted play is
-    the first card the agent could play (the rule of the engine, see
-    `eleusis_lab.games.classic.ClassicConfig`).
+    Each game's replay (`eleusis_lab.games.table.GameType.replay`) re-parses the rule,
+    re-deals from the seed, replays every event (whose turn, whether the card could be
+    played, its verdict), and re-derives how the game ended and the scores with the
+    game's own scoring functions. Faults are checked too: each names the seat and agent
+    of its decision, in order, and a substituted decision is the one the game's rule for
+    faults prescribes.
 
     Parameters
     ----------
@@ -541,14 +537,15 @@ _WIDTH = 100  # a terminal's width, for the lines that are not the table
 
 
 def format_layout(record: Any, columns: int = 13, max_rows: int = 12) -> str:
-    """The table at the end of the game, as Eleusis players lay it out, then the scores.
+    """The table at the end of a game of any registered game, as its players lay it out,
+    then the scores and the agents' faults: the layout its game declares
+    (`eleusis_lab.games.table.GameType.layout`).
 
-    The main line runs left to right, in blocks of ``columns`` cards; under each card,
-    in its column, are the wrong cards that were played on it (``*`` marks a wrong card
-    of phase 2, which went back to its player). A column longer than ``max_rows`` (a
-    long phase 2) shows its first cards and how many more there are. The agents' faults,
-    if any, follow the scores: per seat, method and kind, how many, at which events, and
-    the first one's message.
+    Eleusis games lay out the main line left to right, in blocks of ``columns`` cards,
+    with the wrong cards under the card they were played on; a column longer than
+    ``max_rows`` shows its first cards and how many more there are. The faults, if any,
+    follow the scores: per seat, method and kind, how many, at which events, and the
+    first one's message. `RecordError` for a record of a game that has no layout.
 
     Examples
     --------
@@ -574,10 +571,11 @@ def format_layout(record: Any, columns: int = 13, max_rows: int = 12) -> str:
     """
     from eleusis_lab.games.table import GAMES
 
-    game = GAMES.get(getattr(record, "game", None))
-    if game is not None and game.layout is not None:
-        return game.layout(record, columns, max_rows)
-    return format_main_line_layout(record, columns, max_rows)
+    name = getattr(record, "game", None)
+    game = GAMES.get(name) if isinstance(name, str) else None
+    if game is None or game.layout is None:
+        raise RecordError(f"no layout for a record of the game {name!r}")
+    return game.layout(record, columns, max_rows)
 
 
 def main_line_rows(
@@ -605,42 +603,6 @@ def main_line_rows(
             lines.append(f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells))
         lines.append("")
     return lines
-
-
-def format_main_line_layout(record: Any, columns: int = 13, max_rows: int = 12) -> str:
-    """`format_layout` of a `GameRecord` (classic and four-to-eight), whatever its game."""
-    main = record.main_line
-    under: list[list[str]] = [[] for _ in main]
-    for event in record.events:
-        if not event.right and 0 <= event.position < len(main):
-            under[event.position].append(f"{event.card!s:>3}{'*' if event.phase == 2 else ' '}")
-
-    name = f" ({record.rule_name})" if record.rule_name else ""
-    lines = [
-        f"{record.game} Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        f"rule complexity: {describe_measures(parse(record.rule))}",
-        *textwrap.wrap(
-            f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
-            width=_WIDTH,
-            subsequent_indent=" " * len("options: "),
-        ),
-        "wrong cards are under the main-line card they were played on; * = phase 2",
-        "",
-    ]
-    lines += main_line_rows(main, under, columns, max_rows)
-    lines = [line.rstrip() for line in lines]
-
-    lines.append(f"{'seat':>4}  {'agent':<20} {'wrong':>5} {'left':>5} {'score':>6}")
-    for seat, agent in enumerate(record.agents):
-        lines.append(
-            f"{seat:>4}  {agent['name'][:20]:<20} {len(record.wrong_after_phase1[seat]):>5}"
-            f" {record.cards_left[seat]:>5} {record.player_scores[seat]:>6g}"
-        )
-    lines.append(f"dealer score: {record.dealer_score}")
-    reason = END_REASONS.get(record.phase2_end, record.phase2_end)
-    lines.append(f"phase 2 ended after {record.phase2_turns} turns: {reason}")
-    lines += fault_lines(record.faults)
-    return "\n".join(lines)
 
 
 def fault_lines(faults: tuple[Fault, ...]) -> list[str]:

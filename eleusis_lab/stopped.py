@@ -85,7 +85,7 @@ def _solo(seat: Any, events: list[Event], config: Any) -> list[str]:
 
 def _classic(events: list[Event], seed: int, config: Any, n: int, me: int) -> list[str]:
     from eleusis_lab.games.classic import classic_deal
-    from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
+    from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
 
     _, hands, _ = classic_deal(seed, n, config.hand_size)
     wrong = [0] * n  # wrong cards of phase 1

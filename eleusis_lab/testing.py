@@ -75,7 +75,7 @@ from eleusis_lab.agent import Agent, Event, Observation, clone
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.games.classic_record import GameRecord
+from eleusis_lab.games.classic.record import GameRecord
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import replay
 from eleusis_lab.registry import make_agent

@@ -19,8 +19,9 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
-from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
-from eleusis_lab.record import NO_PLAYABLE_CARD, PLAYER_OUT, TURN_CAP
+from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT
+from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.record import TURN_CAP
 from eleusis_lab.rules import Context, parse
 
 RULES = [

@@ -35,7 +35,7 @@ from eleusis_lab.games.delphi import (
     play_delphi_match,
     replay_delphi,
 )
-from eleusis_lab.games.scoring import delphi_chips, delphi_scores
+from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
 from eleusis_lab.record import RecordError, format_layout, load_record, read_record, replay
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.testing import CheckNotes, check_declared_games

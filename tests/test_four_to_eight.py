@@ -22,7 +22,7 @@ from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, seed004_deck
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games.classic_record import GameRecord
+from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
 from eleusis_lab.games.four_to_eight import (
     PLAYERS,
     FourToEightConfig,
@@ -34,15 +34,11 @@ from eleusis_lab.games.four_to_eight import (
     play_four_to_eight_match,
     replay_four_to_eight,
 )
-from eleusis_lab.games.scoring import four_to_eight_dealer_score, four_to_eight_player_scores
-from eleusis_lab.record import (
-    NO_PLAYABLE_CARD,
-    PLAYER_OUT,
-    TURN_CAP,
-    format_layout,
-    load_record,
-    replay,
+from eleusis_lab.games.four_to_eight.scoring import (
+    four_to_eight_dealer_score,
+    four_to_eight_player_scores,
 )
+from eleusis_lab.record import TURN_CAP, format_layout, load_record, replay
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.testing import CheckNotes, check_declared_games
 

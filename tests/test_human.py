@@ -16,10 +16,10 @@ from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
+from eleusis_lab.games.classic.scoring import classic_player_scores
 from eleusis_lab.games.delphi import play_delphi
 from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
 from eleusis_lab.games.new_eleusis import NewEleusisConfig, play_new_eleusis
-from eleusis_lab.games.scoring import classic_player_scores
 from eleusis_lab.games.solo import play_solo
 from eleusis_lab.registry import available_agents, make_agent
 from eleusis_lab.rules import parse

@@ -6,8 +6,7 @@ import pytest
 
 from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games.classic import ClassicConfig
-from eleusis_lab.games.match import MatchResult, play_match
+from eleusis_lab.games.classic import ClassicConfig, ClassicMatch, play_match
 from eleusis_lab.record import replay
 from eleusis_lab.rules import parse
 
@@ -68,7 +67,7 @@ def test_same_seed_same_match():
 
 def test_json_round_trip_and_summary():
     result = play_match(participants(3), seed=0, rules=RULES)
-    assert MatchResult.from_json(result.to_json()) == result
+    assert ClassicMatch.from_json(result.to_json()) == result
     summary = result.summary()
     assert "total" in summary and "winner" in summary
     # title, blank, legend, header, 6 games, blank, the rules dealt with their figures,

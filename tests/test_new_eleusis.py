@@ -41,7 +41,7 @@ from eleusis_lab.games.new_eleusis import (
     play_new_eleusis_match,
     replay_new_eleusis,
 )
-from eleusis_lab.games.scoring import (
+from eleusis_lab.games.new_eleusis.scoring import (
     new_eleusis_dealer_score,
     new_eleusis_match_totals,
     new_eleusis_player_scores,

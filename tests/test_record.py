@@ -9,7 +9,7 @@ from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card, parse_card, standard_deck
 from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.games.classic_record import GameRecord
+from eleusis_lab.games.classic.record import GameRecord
 from eleusis_lab.record import (
     TURN_CAP,
     RecordError,

@@ -4,11 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eleusis_lab.games.scoring import (
-    classic_dealer_score,
-    classic_player_scores,
-    delphi_chips,
-    delphi_scores,
+from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
+from eleusis_lab.games.four_to_eight.scoring import (
     four_to_eight_dealer_score,
     four_to_eight_player_scores,
 )

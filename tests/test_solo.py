@@ -16,7 +16,6 @@ from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent, Observation, SoloMove, clone
 from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games import solo_judge
 from eleusis_lab.games.solo import (
     FOUND,
     ILLEGAL_DECLARATION,
@@ -35,6 +34,7 @@ from eleusis_lab.games.solo import (
     solo_deal,
     solo_score,
 )
+from eleusis_lab.games.solo import judge as solo_judge
 from eleusis_lab.record import ILLEGAL_CARD, RAISED, RecordError
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.catalog import acceptable_rules

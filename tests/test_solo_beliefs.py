@@ -12,7 +12,7 @@ from eleusis_agents.bayes_context import ContextBayesAgent
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.solo import play_solo
-from eleusis_lab.games.solo_beliefs import BELIEF_COLUMNS, format_beliefs, solo_beliefs
+from eleusis_lab.games.solo.beliefs import BELIEF_COLUMNS, format_beliefs, solo_beliefs
 
 
 class Believer(Scripted):

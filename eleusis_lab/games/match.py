@@ -1,70 +1,77 @@
-"""A match of classic Eleusis (RULES.md 1.7): the deal passes left until all have dealt.
+"""Matches of any game: the deal passes left until every participant has dealt.
 
-Every participant takes the dealer's seat in turn (participant 0 first, then 1, ...),
-``deals_per_player`` times round the table. When participant ``k`` deals, the others
-are the active players, seat 0 being the one left of the dealer (``k + 1``). The dealer
-scores the game's dealer score, each active player his player score.
+Every participant takes the dealer's seat in turn (participant 0 first, then 1, ...).
+When participant ``k`` deals, the others are the active players, seat 0 being the one
+left of the dealer (``k + 1``). The dealer scores the game's dealer score, each active
+player his player score (`MatchResult.score_totals`; a game's rules may say otherwise).
 
 Randomness: the match seed feeds one ``numpy.random.SeedSequence``; one child draws the
 rules (when several are given), the other gives every game its own integer seed, which
 the game's record keeps, so each game can be replayed alone.
 
+A game with a match declares it (`eleusis_lab.games.table.GameType.match` and
+``match_type``, a subclass of `MatchResult`); `rotate_deal` plays one, `read_match` and
+`replay_match` read and check a match of any game.
+
 Examples
 --------
+>>> from eleusis_lab.games.table import GAMES
 >>> from eleusis_lab.registry import parse_agent_list
->>> result = play_match(parse_agent_list("random,random,oracle"), seed=0, rules="red(card)")
+>>> classic = GAMES["classic"]
+>>> result = classic.match(parse_agent_list("random,random,oracle"), seed=0, rules="red(card)")
 >>> len(result.games), result.dealers
 (6, (0, 1, 2, 0, 1, 2))
 >>> result.seats[0], result.seats[1]
 ((1, 2), (2, 0))
+>>> replay_match(read_match(result.to_dict()))
+[]
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from eleusis_lab.agent import Agent
+from eleusis_lab.engines import check_seed, is_int
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games._faults import check_seed, is_int
-from eleusis_lab.games.classic import ClassicConfig, play_classic
-from eleusis_lab.games.classic_record import GameRecord
 from eleusis_lab.record import RecordError, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import describe_measures
 
-__all__ = ["MATCH_FORMAT", "MatchResult", "is_match", "play_match", "read_match", "replay_match"]
+__all__ = [
+    "MATCH_FORMAT",
+    "MatchResult",
+    "check_deals",
+    "is_match",
+    "match_game_seeds",
+    "read_match",
+    "replay_match",
+    "rotate_deal",
+]
 
 #: The version of a match's JSON (``format``); the matches written before it had none.
 MATCH_FORMAT = 1
 
-# The match class of each game, by module (imported when a match of it is read).
-_MATCH_TYPES = {
-    "classic": ("match", "MatchResult"),
-    "four-to-eight": ("four_to_eight", "FourToEightMatch"),
-    "delphi": ("delphi", "DelphiMatch"),
-    "new-eleusis": ("new_eleusis", "NewEleusisMatch"),
-}
-
 
 @dataclass(frozen=True)
 class MatchResult:
-    """The games of a match and the participants' totals.
+    """The games of a match and the participants' totals; each game's match is a
+    subclass that names its record type, its title and its game.
 
     Attributes
     ----------
     seed : int
         The match seed.
     participants : tuple of dict
-        Each participant's agent, described as in a `GameRecord`.
-    games : tuple of GameRecord
-        The games in the order they were played.
+        Each participant's agent, described as in a game's record.
+    games : tuple of records
+        The games in the order they were played (each a ``record_type``).
     dealers : tuple of int
         The participant who dealt each game.
     seats : tuple of tuple of int
@@ -75,17 +82,17 @@ class MatchResult:
 
     seed: int
     participants: tuple[dict[str, Any], ...]
-    games: tuple[GameRecord, ...]
+    games: tuple[Any, ...]
     dealers: tuple[int, ...]
     seats: tuple[tuple[int, ...], ...]
     totals: tuple[float, ...]
 
     #: The record class of the games (`from_json` reads them with its ``from_dict``).
-    record_type = GameRecord
+    record_type: ClassVar[type]
     #: The name of the game in the summary's title.
-    title = "classic Eleusis"
+    title: ClassVar[str]
     #: The game of every record (its ``game`` field), written in the match's JSON.
-    game = "classic"
+    game: ClassVar[str]
 
     @classmethod
     def score_totals(
@@ -173,61 +180,6 @@ class MatchResult:
         )
 
 
-def play_match(
-    agents: Sequence[Agent],
-    seed: int,
-    rules: Rule | str | Sequence[Rule | str],
-    deals_per_player: int = 2,
-    config: ClassicConfig | None = None,
-) -> MatchResult:
-    """Play a classic match: everyone deals ``deals_per_player`` times, the deal passing left.
-
-    Parameters
-    ----------
-    agents : sequence of Agent
-        The participants (at least 3: the dealer and 2 active players per game). The same
-        objects play every game; `Agent.start_game` resets them.
-    seed : int
-        The match seed; the games' seeds and the rule draws derive from it.
-    rules : Rule, str or sequence of them
-        One rule for every game, or rules from which each deal draws uniformly.
-    deals_per_player : int
-        How many times each participant deals (RULES.md: twice).
-    config : ClassicConfig, optional
-        Options of every game.
-
-    Returns
-    -------
-    MatchResult
-
-    Raises
-    ------
-    ConfigError
-        For fewer than 3 participants, no rules, or ``deals_per_player < 1``.
-
-    Examples
-    --------
-    >>> from eleusis_lab.registry import parse_agent_list
-    >>> rules = ["red(card)", "color(card) != color(last)"]
-    >>> result = play_match(parse_agent_list("random,random,random"), seed=1, rules=rules)
-    >>> sorted({game.rule for game in result.games}) == sorted(rules)
-    True
-    """
-    n = len(agents)
-    if n < 3:
-        raise ConfigError(
-            f"a classic match needs at least 3 participants (each game has a dealer and at"
-            f" least 2 active players), got {n}"
-        )
-    return rotate_deal(
-        lambda rule, seated, game_seed: play_classic(rule, seated, game_seed, config),
-        agents,
-        seed,
-        rules,
-        n * check_deals(deals_per_player),
-    )
-
-
 def check_deals(deals_per_player: object) -> int:
     """``deals_per_player`` as an int; `ConfigError` unless it is a whole number >= 1."""
     if not (is_int(deals_per_player) and deals_per_player >= 1):
@@ -241,7 +193,7 @@ def rotate_deal(
     seed: int,
     rules: Rule | str | Sequence[Rule | str],
     games: int,
-    result_type: type[MatchResult] = MatchResult,
+    result_type: type[MatchResult],
     read_rule: Callable[[Rule | str], Rule] = lambda rule: (
         parse(rule) if isinstance(rule, str) else rule
     ),
@@ -307,13 +259,14 @@ def read_match(data: dict[str, Any]) -> MatchResult:
     version = data.get("format", MATCH_FORMAT)
     if version != MATCH_FORMAT:
         raise RecordError(f"unknown match record format {version!r} (this version reads 1)")
+    from eleusis_lab.games.table import GAMES  # the games' modules import this one
+
     games = data["games"]
-    game = data.get("game") or (games[0].get("game") if games else "classic")
-    if game not in _MATCH_TYPES:
+    game = data.get("game") or (games[0].get("game") if games else None)
+    declared = GAMES.get(game) if isinstance(game, str) else None
+    if declared is None or declared.match_type is None:
         raise RecordError(f"a match of {game!r}: that game has no match")
-    module, name = _MATCH_TYPES[game]
-    cls = getattr(importlib.import_module(f"eleusis_lab.games.{module}"), name)
-    return cls.from_dict(data)
+    return declared.match_type.from_dict(data)
 
 
 def replay_match(match: MatchResult) -> list[str]:
@@ -322,8 +275,9 @@ def replay_match(match: MatchResult) -> list[str]:
     Returns the discrepancies found (each game's prefixed ``game K:``); empty when the
     match checks out.
 
+    >>> from eleusis_lab.games.table import GAMES
     >>> from eleusis_lab.registry import parse_agent_list
-    >>> match = play_match(parse_agent_list("random,random,oracle"), seed=0, rules="red(card)")
+    >>> match = GAMES["classic"].match(parse_agent_list("random,random,oracle"), 0, "red(card)")
     >>> replay_match(match)
     []
     >>> import dataclasses

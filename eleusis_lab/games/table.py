@@ -55,7 +55,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.errors import ConfigError
@@ -63,16 +63,12 @@ from eleusis_lab.plugins import Plugins
 from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
 
-if TYPE_CHECKING:
-    from eleusis_lab.games.classic_record import GameRecord
-
 __all__ = [
     "GAMES",
     "GAME_GROUP",
     "GameType",
     "Outcome",
     "dealable_rules",
-    "game_record_outcome",
     "register_game",
     "sample_table",
     "unregister_game",
@@ -126,22 +122,6 @@ class Outcome:
     found_turn: tuple[int | None, ...] | None = None
     wrong_declarations: tuple[int | None, ...] | None = None
     predictions: tuple[tuple[float, ...], ...] | None = None
-
-
-def game_record_outcome(record: GameRecord) -> Outcome:
-    """The `Outcome` of a `GameRecord` (classic Eleusis and its four-to-eight variant)."""
-    plays = [0] * len(record.deal)
-    for event in record.events:
-        plays[event.seat] += 1
-    return Outcome(
-        scores=tuple(float(score) for score in record.player_scores),
-        dealer_score=float(record.dealer_score),
-        wrong_cards=tuple(len(pile) for pile in record.wrong_after_phase1),
-        cards_left=tuple(int(left) for left in record.cards_left),
-        plays=tuple(plays),
-        end=record.phase2_end,
-        events=tuple(record.events),
-    )
 
 
 def sample_table(agent: Agent, players: int, seed: int) -> list[Agent]:
@@ -262,8 +242,11 @@ class GameType:
         ``layout(record, columns, max_rows) -> str``: the table as players see it
         (`eleusis_lab.record.format_layout`).
     match : callable or None
-        ``match(agents, seed, rules, config)``: a match that rotates the dealer, where
-        the game has one.
+        ``match(agents, seed, rules, config=config)``: a match that rotates the dealer,
+        where the game has one (`eleusis_lab.games.match.rotate_deal`).
+    match_type : type or None
+        The class of the game's matches (a `eleusis_lab.games.match.MatchResult`), which
+        `eleusis_lab.games.match.read_match` reads.
     default_players : int or None
         The players ``eleusis-lab play`` seats when told none (the fewest when None).
     default_agent : str
@@ -277,7 +260,7 @@ class GameType:
     name: str
     play: Callable[[Rule | str, Sequence[Agent], int, Any], Any]
     config_type: type
-    outcome: Callable[[Any], Outcome] = game_record_outcome
+    outcome: Callable[[Any], Outcome]
     min_players: int = 2
     max_players: int | None = None
     has_dealer: bool = True
@@ -289,6 +272,7 @@ class GameType:
     replay: Callable[[Any], list[str]] | None = None
     layout: Callable[..., str] | None = None
     match: Callable[..., Any] | None = None
+    match_type: type | None = None
     default_players: int | None = None
     default_agent: str = "random"
     sample_game: Callable[[Agent, int], Any] | None = None

@@ -52,8 +52,7 @@ from typing import Any
 import numpy as np
 
 from eleusis_lab.cards import Card
-from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games._faults import (
+from eleusis_lab.engines import (
     check_fault_options,
     check_seed,
     exception_text,
@@ -61,6 +60,7 @@ from eleusis_lab.games._faults import (
     shorten,
     text,
 )
+from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import OVER_TIME, RAISED, Fault, describe_agent
 from eleusis_lab.secrets.agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo

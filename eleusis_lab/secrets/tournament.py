@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from eleusis_lab.engines import check_seed, is_int
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games._faults import check_seed, is_int
 from eleusis_lab.secrets.agent import SecretsAgent, clone, make_secrets_agent
 from eleusis_lab.secrets.game import SecretsConfig, play_secrets
 from eleusis_lab.secrets.moves import JACK, N_SEATS, QUEEN, SEAT_SUITS

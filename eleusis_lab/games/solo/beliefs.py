@@ -40,10 +40,10 @@ from numbers import Real
 import pandas as pd
 
 from eleusis_lab.agent import Agent, Event
+from eleusis_lab.engines import exception_text, shorten, text
 from eleusis_lab.errors import AgentError
-from eleusis_lab.games._faults import exception_text, shorten, text
 from eleusis_lab.games.solo import SoloConfig, play_solo
-from eleusis_lab.games.solo_record import Declaration, SoloRecord
+from eleusis_lab.games.solo.record import Declaration, SoloRecord
 from eleusis_lab.rules import Context, Rule, parse
 
 __all__ = ["BELIEF_COLUMNS", "format_beliefs", "solo_beliefs"]

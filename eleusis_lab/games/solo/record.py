@@ -70,7 +70,7 @@ INVALID = "invalid"
 @dataclass(frozen=True)
 class Declaration:
     """A rule declared on ``turn``, the confidence stated with it (None when the agent
-    gave none) and its judgement (see `eleusis_lab.games.solo_judge.Judgement`)."""
+    gave none) and its judgement (see `eleusis_lab.games.solo.judge.Judgement`)."""
 
     turn: int
     text: str

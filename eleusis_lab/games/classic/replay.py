@@ -1,26 +1,15 @@
-"""The record of a classic game (and of its four-to-eight variant): `GameRecord`, its
-replay (`replay_classic`) and its faults (`check_classic_faults`).
-
-A `GameRecord` is plain data: it goes to JSON and back (`GameRecord.to_json`,
-`GameRecord.from_json`, `save`, `load`), it can be checked against the rules without the
-agents (`eleusis_lab.record.replay`), and laid out as the players would see the table
-at the end (`eleusis_lab.record.format_layout`). An agent that raises, plays a card it
-may not play or overruns its time budget does not end the game: the engine records a
-`eleusis_lab.record.Fault` in ``GameRecord.faults`` and goes on by the rule of
-`eleusis_lab.games.classic.ClassicConfig`.
+"""The replay of a classic game (and the pieces its four-to-eight variant shares):
+`replay_classic` re-derives a `GameRecord` from its seed and rule, without the agents.
 
 Examples
 --------
 >>> from eleusis_lab.agent import Agent
 >>> from eleusis_lab.games.classic import play_classic
->>> from eleusis_lab.record import replay
 >>> class FirstCard(Agent):
 ...     def choose_play(self, obs):
 ...         return obs.hand[0]
 >>> record = play_classic("black(card)", [FirstCard(), FirstCard()], seed=0)
->>> GameRecord.from_json(record.to_json()) == record
-True
->>> replay(record)
+>>> replay_classic(record)
 []
 """
 
@@ -28,189 +17,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card, standard_deck
-from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
+from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.record import (
     FAULT_CALLS,
     FAULT_KINDS,
-    NO_PLAYABLE_CARD,
-    PLAYER_OUT,
     TURN_CAP,
     Fault,
     FaultRules,
-    JsonRecord,
-    RecordError,
-    card_from_text,
     card_text,
-    cards_from_text,
-    cards_text,
     check_faults,
-    event_from_dict,
-    event_to_dict,
-    reading_record,
-    rule_game_fields,
-    rule_game_head,
+    right_or_wrong,
 )
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError, parse
 
-__all__ = [
-    "FORMAT_VERSION",
-    "GameRecord",
-    "PhaseOne",
-    "PlayCheck",
-    "check_classic_faults",
-    "check_deal",
-    "replay_classic",
-    "replay_phase1",
-]
-
-#: Version of the JSON layout written by `GameRecord.to_json` (2 added ``faults``).
-FORMAT_VERSION = 2
-_READABLE_VERSIONS = (1, 2)
-
-
-@dataclass(frozen=True)
-class GameRecord(JsonRecord):
-    """Everything about one game, enough to replay, check, score and lay it out.
-
-    Attributes
-    ----------
-    game : str
-        The game's name, e.g. ``"classic"``.
-    rule, rule_name : str, str or None
-        The secret rule's canonical text, and its catalog name if it has one.
-    seed : int
-        The seed the game was played with.
-    config : dict
-        The game's options (`ClassicConfig.to_dict` for classic).
-    agents : tuple of dict
-        Per seat: ``name`` (class name), ``spec`` (``module:Class``) and ``params``.
-    starter : Card
-        The first card of the main line, placed unjudged.
-    deal : tuple of tuple of Card
-        Each seat's hand as dealt.
-    unused : tuple of Card
-        Cards of the deck that were not dealt (with a fixed hand size).
-    events : tuple of Event
-        Every play in order: seat, card, phase, verdict (``right``) and the main-line
-        position of the card it was judged against.
-    main_line : tuple of Card
-        The main line at the end, starter first.
-    wrong_after_phase1 : tuple of tuple of Card
-        Each seat's wrong cards at the end of phase 1.
-    cards_left : tuple of int
-        Cards each seat still holds at the end.
-    dealer_score : int
-        The dealer's score (from the wrong-card counts after phase 1).
-    player_scores : tuple of float
-        Each seat's score.
-    phase2_end : str
-        `PLAYER_OUT`, `NO_PLAYABLE_CARD` or `TURN_CAP`.
-    phase2_turns : int
-        Number of phase-2 turns played.
-    turn_cap_hit : bool
-        Whether phase 2 was stopped by the turn cap.
-    rule_name : str or None
-        The rule's catalog name, if it has one.
-    faults : tuple of Fault
-        The agents' faults, in the order they happened; empty in a clean game.
-    """
-
-    kind = "game record"  # named in errors: "not a game record: ..."
-
-    game: str
-    rule: str
-    seed: int
-    config: dict[str, Any]
-    agents: tuple[dict[str, Any], ...]
-    starter: Card
-    deal: tuple[tuple[Card, ...], ...]
-    unused: tuple[Card, ...]
-    events: tuple[Event, ...]
-    main_line: tuple[Card, ...]
-    wrong_after_phase1: tuple[tuple[Card, ...], ...]
-    cards_left: tuple[int, ...]
-    dealer_score: int
-    player_scores: tuple[float, ...]
-    phase2_end: str
-    phase2_turns: int
-    turn_cap_hit: bool
-    rule_name: str | None = None
-    faults: tuple[Fault, ...] = ()
-
-    @property
-    def n_players(self) -> int:
-        """Number of active players (the dealer is not counted)."""
-        return len(self.deal)
-
-    # -- JSON ---------------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as JSON-ready data (cards as text)."""
-
-        return {
-            **rule_game_head(self, FORMAT_VERSION),
-            "agents": [dict(agent) for agent in self.agents],
-            "starter": card_text(self.starter),
-            "deal": [cards_text(hand) for hand in self.deal],
-            "unused": cards_text(self.unused),
-            "events": [event_to_dict(event) for event in self.events],
-            "main_line": cards_text(self.main_line),
-            "wrong_after_phase1": [cards_text(pile) for pile in self.wrong_after_phase1],
-            "cards_left": list(self.cards_left),
-            "dealer_score": self.dealer_score,
-            "player_scores": list(self.player_scores),
-            "phase2_end": self.phase2_end,
-            "phase2_turns": self.phase2_turns,
-            "turn_cap_hit": self.turn_cap_hit,
-            "faults": [fault.to_dict() for fault in self.faults],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
-        """Build a record from `to_dict` data; raises `RecordError` when it is not one."""
-        with reading_record(cls.kind):
-            version = data.get("format")
-            if version not in _READABLE_VERSIONS:
-                readable = " and ".join(map(str, _READABLE_VERSIONS))
-                raise RecordError(
-                    f"unknown game record format {version!r} (this version reads {readable})"
-                )
-
-            return cls(
-                **rule_game_fields(data),
-                agents=tuple(dict(agent) for agent in data["agents"]),
-                starter=card_from_text(data["starter"]),
-                deal=tuple(cards_from_text(hand) for hand in data["deal"]),
-                unused=cards_from_text(data["unused"]),
-                events=tuple(event_from_dict(event) for event in data["events"]),
-                main_line=cards_from_text(data["main_line"]),
-                wrong_after_phase1=tuple(
-                    cards_from_text(pile) for pile in data["wrong_after_phase1"]
-                ),
-                cards_left=tuple(data["cards_left"]),
-                dealer_score=data["dealer_score"],
-                player_scores=tuple(float(score) for score in data["player_scores"]),
-                phase2_end=data["phase2_end"],
-                phase2_turns=data["phase2_turns"],
-                turn_cap_hit=data["turn_cap_hit"],
-                # Format 1 predates faults: its games had none (a fault raised).
-                faults=tuple(
-                    Fault.from_dict(fault) for fault in (data["faults"] if version >= 2 else ())
-                ),
-            )
-
-
 # -- replay -------------------------------------------------------------------------------
-
-
-def _verdict(right: bool) -> str:
-    return "right" if right else "wrong"
 
 
 class PlayCheck:
@@ -260,8 +86,8 @@ class PlayCheck:
         right = self.rule.accepts(e.card, self.context())
         if right != e.right:
             self.problems.append(
-                f"{self.where(e)}: recorded {_verdict(e.right)}, but the rule says"
-                f" {_verdict(right)}"
+                f"{self.where(e)}: recorded {right_or_wrong(e.right)}, but the rule says"
+                f" {right_or_wrong(right)}"
             )
         if right:
             self.main.append(e.card)

@@ -33,43 +33,26 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, Observation
-from eleusis_lab.cards import Card, standard_deck
-from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games._faults import (
-    ON_FAULT,
+from eleusis_lab.cards import N_FACES, Card, standard_deck
+from eleusis_lab.engines import (
     FaultLog,
     check_agents,
     check_fault_options,
     check_seed,
     is_int,
 )
-from eleusis_lab.games.classic_record import GameRecord, replay_classic
-from eleusis_lab.games.scoring import classic_dealer_score, classic_player_scores
-from eleusis_lab.games.table import GameType, game_record_outcome, sample_table
-from eleusis_lab.record import (
-    NO_PLAYABLE_CARD,
-    PLAYER_OUT,
-    TURN_CAP,
-    describe_agent,
-    format_main_line_layout,
-)
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
+from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.record import TURN_CAP, describe_agent
 from eleusis_lab.rules import Context, Rule, parse
-
-__all__ = [
-    "GAME",
-    "GAME_TYPE",
-    "ON_FAULT",
-    "AgentError",
-    "ClassicConfig",
-    "classic_deal",
-    "play_classic",
-]
 
 GAME = "classic"
 _DECK = tuple(standard_deck())
@@ -233,19 +216,54 @@ def play_classic(
     agents = check_agents(agents, "classic Eleusis", 2)
     seed = check_seed(seed)
     n = len(agents)
+    return play_main_line(
+        GAME,
+        rule,
+        agents,
+        seed,
+        config,
+        lambda rng: _deal(rng, n, config.hand_size),
+        classic_dealer_score,
+        classic_player_scores,
+    )
 
+
+Deal = Callable[[np.random.Generator], tuple[Card, list[list[Card]], tuple[Card, ...]]]
+
+
+def play_main_line(
+    game: str,
+    rule: Rule,
+    agents: list[Agent],
+    seed: int,
+    config: Any,
+    deal_with: Deal,
+    dealer_score: Callable[[Sequence[int]], int],
+    player_scores: Callable[[Sequence[int]], list[float]],
+) -> GameRecord:
+    """The game of classic Eleusis and of its 4-8 player variant, which differ only in
+    their deal and their scores: phase 1 plays every hand out, phase 2 the wrong cards.
+
+    ``deal_with(rng)`` gives the starter, the hands and the unused cards;
+    ``dealer_score`` takes the wrong-card counts after phase 1, ``player_scores`` the
+    cards left at the end. ``config`` has the options of `ClassicConfig`; without
+    ``retry_in_turn`` a turn of phase 2 is one card. The inputs are checked by the
+    caller (`play_classic`, `eleusis_lab.games.four_to_eight.play_four_to_eight`).
+    """
+    n = len(agents)
     sequence = np.random.SeedSequence(seed)
-    starter, hands, unused = _deal(np.random.default_rng(sequence), n, config.hand_size)
+    starter, hands, unused = deal_with(np.random.default_rng(sequence))
     agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
     deal = tuple(map(tuple, hands))
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop = faults.stop
-    faults.start_games(GAME, rule, starter, deal, agent_rngs)
+    faults.start_games(game, rule, starter, deal, agent_rngs)
 
     # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
-    # piles map face -> card (one deck: a face is one card; dicts keep the order), so
-    # that checking and removing a played card costs one lookup, not a scan.
+    # piles are dicts keyed by the card itself (two decks hold duplicate faces: a card's
+    # copy tells them apart), so that checking and removing a played card costs one
+    # lookup, not a scan; dicts keep the order cards are offered in.
     choose = [agent.choose_play for agent in agents]
     if config.decision_seconds is not None:
         # Timed choices are wrapped once here: untimed games pay nothing for the budget,
@@ -255,53 +273,51 @@ def play_classic(
     legal_mask = rule.legal_mask
     main: tuple[Card, ...] = (starter,)
     last_right: bool | None = None
-    held_hands = [{card.face: card for card in hand} for hand in deal]
-    piles: list[dict[int, Card]] = [{} for _ in range(n)]
+    held_hands: list[dict[Card, None]] = [dict.fromkeys(hand) for hand in deal]
+    piles: list[dict[Card, None]] = [{} for _ in range(n)]
     pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
 
-    def ask(seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[int, Card]) -> Card:
+    def ask(seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[Card, None]) -> Card:
         """The seat's card, or the first offered card after a recorded fault."""
-        obs = Observation(GAME, seat, phase, offered, main, tuple(pile_view), last_right)
+        obs = Observation(game, seat, phase, offered, main, tuple(pile_view), last_right)
         try:
             card = choose[seat](obs)
         except Exception as error:
             if stop:
                 raise
             card = faults.raised(seat, phase, offered, error)
-        if not isinstance(card, Card) or allowed.get(card.face) != card:
+        if not isinstance(card, Card) or card not in allowed:
             card = faults.illegal(seat, phase, offered, card)
         return card
-
-    def announce(event: Event) -> None:
-        faults.announce(event, observers)
 
     # -- phase 1: every card of every hand is played once ---------------------------
     seat, to_play = 0, sum(len(hand) for hand in deal)
     while to_play:
         hand = held_hands[seat]
         if hand:
-            card = ask(seat, 1, tuple(hand.values()), hand)
-            face = card.face
-            del hand[face]
-            right = bool((legal_mask(Context(main, last_right)) >> face) & 1)
+            card = ask(seat, 1, tuple(hand), hand)
+            del hand[card]
+            right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
             event = Event(seat, card, 1, right, len(main) - 1)
             if right:
                 main += (card,)
             else:
-                piles[seat][face] = card
+                piles[seat][card] = None
                 pile_view[seat] += (card,)
             last_right = right
-            announce(event)
+            faults.announce(event, observers)
             to_play -= 1
         seat = (seat + 1) % n
     wrong_after_phase1 = tuple(pile_view)
 
     # -- phase 2: the wrong cards, until someone is out or nothing can be played -----
-    held = 0  # faces held by anyone
+    copies = [0] * N_FACES  # copies of each face held by anyone
     for pile in piles:
-        for face in pile:
-            held |= 1 << face
-    retry, max_turns, turns = config.retry_in_turn, config.max_turns, 0
+        for card in pile:
+            copies[card.face] += 1
+    held = sum(1 << face for face in range(N_FACES) if copies[face])
+    retry = getattr(config, "retry_in_turn", False)
+    max_turns, turns = config.max_turns, 0
     end = PLAYER_OUT if not all(piles) else None
     while end is None:
         mask = legal_mask(Context(main, last_right))
@@ -315,24 +331,25 @@ def play_classic(
         pile = piles[seat]
         untried = pile
         while True:
-            offered = pile_view[seat] if untried is pile else tuple(untried.values())
+            offered = pile_view[seat] if untried is pile else tuple(untried)
             card = ask(seat, 2, offered, untried)
-            face = card.face
-            right = bool((mask >> face) & 1)
+            right = bool((mask >> card.face) & 1)
             event = Event(seat, card, 2, right, len(main) - 1)
             if right:
-                del pile[face]
-                pile_view[seat] = tuple(pile.values())
-                held &= ~(1 << face)
+                del pile[card]
+                pile_view[seat] = tuple(pile)
+                copies[card.face] -= 1
+                if not copies[card.face]:
+                    held &= ~(1 << card.face)
                 main += (card,)
-            last_right = right
-            announce(event)
+            last_right = right  # a wrong card stays where it was
+            faults.announce(event, observers)
             if right or not retry:
                 break
             # The option of RULES.md 1.5: try another card in the same turn.
             if untried is pile:
                 untried = dict(pile)
-            del untried[face]
+            del untried[card]
             if not untried:
                 break
             mask = legal_mask(Context(main, last_right))
@@ -342,7 +359,7 @@ def play_classic(
 
     cards_left = tuple(len(pile) for pile in piles)
     return GameRecord(
-        game=GAME,
+        game=game,
         rule=rule.text,
         rule_name=rule.name,
         seed=seed,
@@ -355,42 +372,10 @@ def play_classic(
         main_line=main,
         wrong_after_phase1=wrong_after_phase1,
         cards_left=cards_left,
-        dealer_score=classic_dealer_score([len(pile) for pile in wrong_after_phase1]),
-        player_scores=tuple(classic_player_scores(cards_left)),
+        dealer_score=dealer_score([len(pile) for pile in wrong_after_phase1]),
+        player_scores=tuple(player_scores(cards_left)),
         phase2_end=end,
         phase2_turns=turns,
         turn_cap_hit=end == TURN_CAP,
         faults=tuple(faults.faults),
     )
-
-
-# -- the declaration -------------------------------------------------------------------------
-
-
-def _sample_game(agent: Agent, seed: int) -> GameRecord:
-    """A classic game of ``red(card)``: three players, the agent at seat ``seed % 3``."""
-    agents = sample_table(agent, 3, seed)
-    return play_classic("red(card)", agents, seed, ClassicConfig(on_fault="raise"))
-
-
-def _match(agents: Sequence[Agent], seed: int, rules, config: ClassicConfig | None = None):
-    from eleusis_lab.games.match import play_match  # the match module reads this one
-
-    return play_match(agents, seed=seed, rules=rules, config=config)
-
-
-#: Classic Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
-GAME_TYPE = GameType(
-    "classic",
-    play_classic,
-    ClassicConfig,
-    game_record_outcome,
-    min_players=2,
-    title="classic Eleusis",
-    record_type=GameRecord,
-    replay=replay_classic,
-    layout=format_main_line_layout,
-    match=_match,
-    default_players=3,
-    sample_game=_sample_game,
-)

@@ -2,7 +2,7 @@
 JSON form and its layout on the table.
 
 The engine and the replay are in `eleusis_lab.games.new_eleusis`; the state of a round
-that both drive is in `eleusis_lab.games.new_eleusis_table`.
+that both drive is in `eleusis_lab.games.new_eleusis.table`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card
+from eleusis_lab.games.classic.record import PLAYER_OUT
 from eleusis_lab.record import (
     FAULT_KINDS,
-    PLAYER_OUT,
     TURN_CAP,
     Fault,
     JsonRecord,

@@ -11,11 +11,12 @@ import numpy as np
 
 from eleusis_lab.agent import Observation
 from eleusis_lab.cards import Card, standard_deck, two_decks
-from eleusis_lab.errors import ConfigError
-from eleusis_lab.games._faults import (
+from eleusis_lab.engines import (
     check_seed,
 )
-from eleusis_lab.games.new_eleusis_record import (
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.classic.record import PLAYER_OUT
+from eleusis_lab.games.new_eleusis.record import (
     ALL_EXPELLED,
     FALSE_NO_PLAY_PENALTY,
     GAME,
@@ -25,12 +26,9 @@ from eleusis_lab.games.new_eleusis_record import (
     ProphetTerm,
     Turn,
 )
-from eleusis_lab.games.scoring import (
+from eleusis_lab.games.new_eleusis.scoring import (
     new_eleusis_dealer_score,
     new_eleusis_player_scores,
-)
-from eleusis_lab.record import (
-    PLAYER_OUT,
 )
 from eleusis_lab.rules import Context, Rule, parse
 

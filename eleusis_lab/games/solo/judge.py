@@ -23,8 +23,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from eleusis_lab.cards import Card, face_card, two_decks
-from eleusis_lab.games._faults import shorten
-from eleusis_lab.games.solo_record import EXACT, INVALID, SIMULATION
+from eleusis_lab.engines import shorten
+from eleusis_lab.games.solo.record import EXACT, INVALID, SIMULATION
+from eleusis_lab.record import right_or_wrong
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import Equivalence, equivalent
 from eleusis_lab.rules.reach import (
@@ -182,15 +183,11 @@ def _judge_reachable(rule, declared, max_turns, games, seed) -> Judgement:
     return Judgement(bool(found), method, same if found else _difference(found))
 
 
-def _verdict(right: bool) -> str:
-    return "right" if right else "wrong"
-
-
 def _difference(found: Equivalence) -> str:
-    said = _verdict(found.first_accepts)
+    said = right_or_wrong(found.first_accepts)
     return (
         f"{found.context}, {found.card} is {said} under the secret rule and"
-        f" {_verdict(not found.first_accepts)} under the declared one"
+        f" {right_or_wrong(not found.first_accepts)} under the declared one"
     )
 
 

@@ -43,6 +43,25 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
+def check_counts(counts: Sequence[int], what: str, game: str, minimum: int) -> list[int]:
+    """The counts of a scoring function as ints; `ValueError` for fewer than ``minimum``
+    players' counts or a negative one.
+
+    >>> check_counts([3, 0], "card counts", "classic Eleusis", 2)
+    [3, 0]
+    >>> check_counts([3], "card counts", "classic Eleusis", 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: classic Eleusis needs at least 2 players' card counts, got 1
+    """
+    values = [int(count) for count in counts]
+    if len(values) < minimum:
+        raise ValueError(f"{game} needs at least {minimum} players' {what}, got {len(values)}")
+    if any(value < 0 for value in values):
+        raise ValueError(f"{what} cannot be negative, got {values}")
+    return values
+
+
 def check_fault_options(on_fault: object, decision_seconds: object) -> None:
     """`ConfigError` unless ``on_fault`` is one of `ON_FAULT` and the budget is valid."""
     if on_fault not in ON_FAULT:

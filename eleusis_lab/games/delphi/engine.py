@@ -1,0 +1,243 @@
+"""The engine of Delphi: its options (`DelphiConfig`), the deal and one game
+(`play_delphi`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from time import perf_counter
+
+import numpy as np
+
+from eleusis_lab.agent import Agent, Event, Observation
+from eleusis_lab.cards import Card
+from eleusis_lab.engines import (
+    FaultLog,
+    check_agents,
+    check_fault_options,
+    check_seed,
+    exception_text,
+    shown,
+)
+from eleusis_lab.games.delphi.record import (
+    DECK,
+    GAME,
+    NOT_A_PROBABILITY,
+    ORACLE,
+    SUBSTITUTE_PROBABILITY,
+    TOKEN_THRESHOLD,
+    DelphiRecord,
+)
+from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
+from eleusis_lab.record import (
+    OVER_TIME,
+    RAISED,
+    describe_agent,
+)
+from eleusis_lab.rules import Context, Rule, parse
+
+
+@dataclass(frozen=True)
+class DelphiConfig:
+    """Options of Delphi: what the engine does about an agent's faults.
+
+    Parameters
+    ----------
+    on_fault : {"substitute", "raise"}
+        ``"substitute"``: record the fault and go on (a faulty prediction counts as
+        `SUBSTITUTE_PROBABILITY`); ``"raise"``: stop the game at the first fault (an
+        exception of the agent goes up unchanged, a bad probability or a prediction
+        over time raises `eleusis_lab.errors.AgentError`).
+    decision_seconds : float or None
+        Time budget of one ``predict`` call, in seconds; ``None``: no limit.
+
+    Examples
+    --------
+    >>> DelphiConfig().to_dict()
+    {'on_fault': 'substitute', 'decision_seconds': None}
+    """
+
+    on_fault: str = "substitute"
+    decision_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        check_fault_options(self.on_fault, self.decision_seconds)
+
+    def to_dict(self) -> dict[str, object]:
+        """The options as a plain dict (as stored in a `DelphiRecord`)."""
+        return asdict(self)
+
+
+# -- the game -----------------------------------------------------------------------------
+
+
+def _deal(rng: np.random.Generator) -> tuple[Card, tuple[Card, ...]]:
+    deck = [DECK[i] for i in rng.permutation(len(DECK)).tolist()]
+    return deck[0], tuple(deck[1:])
+
+
+def delphi_deal(seed: int) -> tuple[Card, tuple[Card, ...]]:
+    """The starter and the 51 other cards in the order `play_delphi` turns them.
+
+    The same shuffle as `eleusis_lab.games.classic.classic_deal`: its starter is
+    the same card.
+
+    Examples
+    --------
+    >>> starter, cards = delphi_deal(3)
+    >>> starter, len(cards)
+    (Card('QH'), 51)
+    """
+    return _deal(np.random.default_rng(np.random.SeedSequence(check_seed(seed))))
+
+
+def _probability(result: object) -> float | None:
+    """The one probability in ``result``, or None when it is not one in [0, 1]."""
+    try:
+        values = np.asarray(result, dtype=float)
+    except Exception:
+        return None
+    if values.shape != (1,):
+        return None
+    p = float(values[0])
+    return p if 0.0 <= p <= 1.0 else None  # NaN fails both
+
+
+def play_delphi(
+    rule: Rule | str,
+    agents: Sequence[Agent],
+    seed: int,
+    config: DelphiConfig | None = None,
+) -> DelphiRecord:
+    """Play one game of Delphi and return its record.
+
+    Parameters
+    ----------
+    rule : Rule or str
+        The oracle's rule (text is parsed with `eleusis_lab.rules.parse`).
+    agents : sequence of Agent
+        The players, seat 0 first: at least one, one object each. (With one player the
+        settlement scores 0 for everyone; the record still measures his predictions.)
+    seed : int
+        Seeds the shuffle and every agent's generator; same seed, same game.
+    config : DelphiConfig, optional
+        Options of the game; the defaults when omitted.
+
+    Returns
+    -------
+    DelphiRecord
+
+    Raises
+    ------
+    ConfigError
+        For no agent, a non-agent, a shared agent object or a bad seed.
+    AgentError
+        Only with ``config.on_fault="raise"``: for a prediction that is not a
+        probability or over the time budget (an agent's own exception goes up as is).
+
+    Examples
+    --------
+    >>> from eleusis_agents.simple import OracleAgent
+    >>> from eleusis_lab.agent import Agent
+    >>> class Doubter(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    ...     def predict(self, obs, cards):
+    ...         return [0.0] * len(cards)
+    >>> record = play_delphi("red(card)", [OracleAgent(), Doubter()], seed=4)
+    >>> int(record.hits[:, 1].sum()) == len(record.side_column)
+    True
+    >>> record.chips[0], record.player_scores[0] + record.player_scores[1]
+    (51, 0)
+    """
+    if isinstance(rule, str):
+        rule = parse(rule)
+    config = DelphiConfig() if config is None else config
+    agents = check_agents(agents, "Delphi", 1)
+    seed = check_seed(seed)
+    n = len(agents)
+
+    sequence = np.random.SeedSequence(seed)
+    starter, cards = _deal(np.random.default_rng(sequence))
+    agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
+    events: list[Event] = []
+    faults = FaultLog(agents, config, events)
+    stop, budget = faults.stop, config.decision_seconds
+    faults.start_games(GAME, rule, starter, ((),) * n, agent_rngs)
+
+    predictors = [agent.predict for agent in agents]
+    observers = [agent.observe for agent in agents]
+
+    def ask(seat: int, obs: Observation, card: Card) -> float:
+        """The seat's probability that ``card`` is right, or 0.5 after a fault."""
+        started = perf_counter()
+        try:
+            result = predictors[seat](obs, [card])
+        except Exception as error:
+            if stop:
+                raise
+            faults.add(seat, RAISED, exception_text(error), len(events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        seconds = perf_counter() - started
+        if budget is not None and seconds > budget:
+            message = f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
+            if stop:
+                raise faults.agent_error(seat, message)
+            faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
+        probability = _probability(result)
+        if probability is None:
+            message = (
+                f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
+                " one card asked"
+            )
+            if stop:
+                raise faults.agent_error(seat, message)
+            faults.add(seat, NOT_A_PROBABILITY, message, len(events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        return probability
+
+    legal_mask = rule.legal_mask
+    main: tuple[Card, ...] = (starter,)
+    side: tuple[Card, ...] = ()
+    last_right: bool | None = None
+    probabilities: list[tuple[float, ...]] = []
+    for card in cards:
+        # Every player predicts before anyone hears the verdict.
+        row = tuple(
+            ask(seat, Observation(GAME, seat, 1, (), main, (side,), last_right), card)
+            for seat in range(n)
+        )
+        right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
+        event = Event(ORACLE, card, 1, right, len(main) - 1)
+        probabilities.append(row)
+        if right:
+            main += (card,)
+        else:
+            side += (card,)
+        last_right = right
+        faults.announce(event, observers)
+
+    hits = [
+        [(p >= TOKEN_THRESHOLD) == event.right for p in row]
+        for row, event in zip(probabilities, events, strict=True)
+    ]
+    chips = delphi_chips(hits)
+    player_scores, oracle_score = delphi_scores(chips)
+    return DelphiRecord(
+        game=GAME,
+        rule=rule.text,
+        rule_name=rule.name,
+        seed=seed,
+        config=config.to_dict(),
+        agents=tuple(describe_agent(agent) for agent in agents),
+        starter=starter,
+        events=tuple(events),
+        probabilities=tuple(probabilities),
+        main_line=main,
+        side_column=side,
+        chips=tuple(chips),
+        player_scores=tuple(player_scores),
+        oracle_score=oracle_score,
+        faults=tuple(faults.faults),
+    )

@@ -1,0 +1,111 @@
+"""The replay of a four-to-eight game: `replay_four_to_eight` re-derives a record from its
+seed, its rule and the seed-004 table, without the agents.
+"""
+
+from __future__ import annotations
+
+from eleusis_lab.games.classic.record import GameRecord
+from eleusis_lab.games.classic.replay import (
+    PlayCheck,
+    check_classic_faults,
+    check_deal,
+    replay_phase1,
+)
+from eleusis_lab.games.four_to_eight.engine import GAME, PLAYERS, deck_plan, four_to_eight_deal
+from eleusis_lab.games.four_to_eight.scoring import (
+    four_to_eight_dealer_score,
+    four_to_eight_player_scores,
+)
+from eleusis_lab.rules import RuleSyntaxError, parse
+
+
+def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
+    """Check a four-to-eight record against the rules, without the agents.
+
+    Re-parses the rule, re-deals from the seed and the table, replays every event (turn
+    order, the card comes from the hand, or from the wrong cards once the hand is empty,
+    position, verdict), re-derives how phase 2 ended and the scores with
+    `eleusis_lab.games.four_to_eight.scoring`, and checks the faults (a substituted play
+    is the first card the agent could play). `eleusis_lab.record.replay` calls it for this game.
+
+    Parameters
+    ----------
+    rec : GameRecord
+        A record with ``game="four-to-eight"``.
+
+    Returns
+    -------
+    list of str
+        The discrepancies found, most fundamental first; empty when consistent.
+
+    Examples
+    --------
+    >>> from eleusis_lab.games.four_to_eight import play_four_to_eight
+    >>> from eleusis_agents.simple import RandomAgent
+    >>> record = play_four_to_eight("red(card)", [RandomAgent() for _ in range(3)], seed=0)
+    >>> replay_four_to_eight(record)
+    []
+    >>> replay_four_to_eight(record.replace(dealer_score=record.dealer_score + 1))
+    ['dealer score: recorded -1, the wrong-card counts after phase 1 give -2']
+    """
+    problems: list[str] = []
+    if rec.game != GAME:
+        return [f"not a {GAME} record: the game is {rec.game!r}"]
+    try:
+        rule = parse(rec.rule)
+    except RuleSyntaxError as error:
+        return [f"the rule does not parse: {error.message} ({rec.rule!r})"]
+    n = len(rec.deal)
+    if n not in PLAYERS or len(rec.agents) != n:
+        counts = ", ".join(map(str, sorted(PLAYERS)))
+        return [f"{n} hands dealt for {len(rec.agents)} agents; the table deals {counts} hands"]
+    plan = deck_plan(n)
+    max_turns = rec.config.get("max_turns", 1000)
+
+    deck = f"the table's {len(plan.cards)}-card deck for {n} players"
+    check_deal(rec, plan.cards, deck, four_to_eight_deal, problems)
+    problems += check_classic_faults(rec)
+    plays = PlayCheck(rec, rule, problems)
+    phase1 = replay_phase1(rec, plays, problems)
+    if phase1 is None:
+        return problems
+    piles, wrong_after, seat = phase1
+    events = rec.events
+
+    # Phase 2: one card per turn, in rotation; a wrong card stays with its player.
+    turns = 0
+    while plays.k < len(events):
+        if not all(piles):
+            problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
+            break
+        if not plays.playable(piles):
+            problems.append(
+                f"event {plays.k}: phase 2 goes on although no player holds a right card"
+            )
+            break
+        if turns >= max_turns:
+            problems.append(f"event {plays.k}: phase 2 goes past the turn cap ({max_turns} turns)")
+            break
+        turns += 1
+        e = events[plays.k]
+        if e.phase != 2 or e.seat != seat:
+            problems.append(f"{plays.where(e)}: seat {seat} should play a wrong card in phase 2")
+            return problems
+        if e.card not in piles[seat]:
+            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card")
+            return problems
+        plays.faults_at(e, piles[seat])
+        if plays.follow(e):
+            piles[seat].remove(e.card)
+        seat = (seat + 1) % n
+
+    plays.check_end(
+        rec,
+        piles,
+        wrong_after,
+        turns,
+        max_turns,
+        four_to_eight_dealer_score,
+        four_to_eight_player_scores,
+    )
+    return problems

@@ -1,0 +1,332 @@
+"""The engine of New Eleusis: its options (`NewEleusisConfig`) and one round
+(`play_new_eleusis`), played on the round's table (`eleusis_lab.games.new_eleusis.table`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card, format_cards
+from eleusis_lab.engines import (
+    FaultLog,
+    check_agents,
+    check_fault_options,
+    check_seed,
+    exception_text,
+    is_int,
+    shorten,
+    shown,
+)
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.new_eleusis.record import (
+    GAME,
+    ILLEGAL_DECISION,
+    MAX_PLAYERS,
+    MAX_STRING,
+    MIN_PLAYERS,
+    NewEleusisRecord,
+    Turn,
+)
+from eleusis_lab.games.new_eleusis.table import (
+    RoundTable,
+    check_rule,
+)
+from eleusis_lab.record import (
+    ILLEGAL_CARD,
+    OVER_TIME,
+    RAISED,
+    TURN_CAP,
+    describe_agent,
+)
+from eleusis_lab.rules import Rule
+
+# -- options -------------------------------------------------------------------------------
+
+
+#: The largest `NewEleusisConfig.low_stock`: a deck of 52 under it lifts the stock above.
+LOW_STOCK_LIMIT = 51
+
+
+@dataclass(frozen=True)
+class NewEleusisConfig:
+    """Options of New Eleusis; the defaults are RULES.md section 5 and its decisions.
+
+    Parameters
+    ----------
+    hand_size : int
+        Cards dealt to each player (14).
+    sudden_death_after : int
+        Cards played with no Prophet after which a wrong play expels its player (40).
+    sudden_death_after_marker : int
+        The same, counted from the marker of the Prophet in place (30).
+    low_stock : int
+        When the stock holds this many cards or fewer, another deck goes under it (4);
+        at most 51, so that one deck always lifts the stock above it.
+    count_dealer : bool
+        The first player: the starter's value counted clockwise from the dealer's left
+        (``False``, the dealer is not counted), or counting the dealer's place too, a
+        count ending on the dealer giving the turn to his left (``True``).
+    max_turns : int
+        Cap on the number of turns, a safety net; reaching it is recorded.
+    on_fault : {"substitute", "raise"}
+        What an agent's fault does: recorded and replaced (see the module docstring),
+        or stop the game (an agent's exception goes up unchanged, an illegal answer or
+        a decision over time raises `eleusis_lab.errors.AgentError`).
+    decision_seconds : float or None
+        Time budget of one decision (``choose_turn``, ``declare_prophet``,
+        ``call_play``, ``call_no_play``); a late decision stands and is recorded.
+
+    Examples
+    --------
+    >>> NewEleusisConfig(max_turns=50).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'hand_size': 14, 'sudden_death_after': 40, 'sudden_death_after_marker': 30,
+     'low_stock': 4, 'count_dealer': False, 'max_turns': 50, 'on_fault': 'substitute',
+     'decision_seconds': None}
+    """
+
+    hand_size: int = 14
+    sudden_death_after: int = 40
+    sudden_death_after_marker: int = 30
+    low_stock: int = 4
+    count_dealer: bool = False
+    max_turns: int = 1000
+    on_fault: str = "substitute"
+    decision_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, least in (
+            ("hand_size", 1),
+            ("sudden_death_after", 0),
+            ("sudden_death_after_marker", 0),
+            ("low_stock", 0),
+            ("max_turns", 0),
+        ):
+            value = getattr(self, name)
+            if not (is_int(value) and value >= least):
+                raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if self.low_stock > LOW_STOCK_LIMIT:
+            raise ConfigError(
+                f"low_stock must be at most {LOW_STOCK_LIMIT} (one deck must lift the stock"
+                f" above it), got {self.low_stock!r}"
+            )
+        if not isinstance(self.count_dealer, bool):
+            raise ConfigError(f"count_dealer must be True or False, got {self.count_dealer!r}")
+        check_fault_options(self.on_fault, self.decision_seconds)
+
+    def to_dict(self) -> dict[str, object]:
+        """The options as a plain dict (as stored in a `NewEleusisRecord`)."""
+        return asdict(self)
+
+
+# -- the engine ------------------------------------------------------------------------------
+
+
+def turn_problem(value: object, hand: Sequence[Card]) -> str | None:
+    """Why ``value`` is not a legal turn for ``hand`` (``None``: it is one)."""
+    if value is None:
+        return None
+    rule = (
+        f"a turn is 1 to {MAX_STRING} different cards of the hand, in order, or None for"
+        f" no play; the hand is {format_cards(hand) or 'empty'}"
+    )
+    if not isinstance(value, tuple | list):
+        return f"returned {shown(value)}; {rule}"
+    cards = tuple(value)
+    if not 1 <= len(cards) <= MAX_STRING:
+        return f"returned {len(cards)} cards; {rule}"
+    if not all(isinstance(card, Card) for card in cards):
+        return f"returned {shorten(shown(value))}, which is not only cards; {rule}"
+    if len(set(cards)) != len(cards):
+        return f"played the same card twice ({format_cards(cards)}); {rule}"
+    held = set(hand)
+    missing = [card for card in cards if card not in held]
+    if missing:
+        return f"played {format_cards(missing)}, which it does not hold; {rule}"
+    return None
+
+
+def _bool_problem(value: object, call: str) -> str | None:
+    if isinstance(value, bool | np.bool_):
+        return None
+    return f"{call} returned {shown(value)}; it answers True or False"
+
+
+def play_new_eleusis(
+    rule: Rule | str,
+    agents: Sequence[Agent],
+    seed: int,
+    config: NewEleusisConfig | None = None,
+) -> NewEleusisRecord:
+    """Play one round of New Eleusis and return its record.
+
+    Parameters
+    ----------
+    rule : Rule or str
+        The dealer's secret rule; it may read only the main line (not
+        ``last_play_right``).
+    agents : sequence of Agent
+        The 3 to 7 players, seat 0 first (left of the dealer); one object each.
+    seed : int
+        Seeds the shuffles and every agent's generator; same seed, same round.
+    config : NewEleusisConfig, optional
+        Options of the round; the defaults when omitted.
+
+    Returns
+    -------
+    NewEleusisRecord
+
+    Raises
+    ------
+    ConfigError
+        For fewer than 3 or more than 7 agents, a shared agent object, a rule that reads
+        ``last_play_right``, a bad seed or a hand size the decks cannot deal.
+    AgentError
+        Only with ``on_fault="raise"``, at an agent's illegal answer or late decision.
+
+    Examples
+    --------
+    >>> from eleusis_agents.simple import OracleAgent
+    >>> record = play_new_eleusis("red(card)", [OracleAgent() for _ in range(3)], seed=0)
+    >>> all(card.is_red for card in record.main_line[1:]), sum(map(len, record.side_line))
+    (True, 0)
+    >>> record.end, record.prophet is not None
+    ('player_out', True)
+    """
+    rule = check_rule(rule)
+    config = NewEleusisConfig() if config is None else config
+    agents = list(agents)
+    if not MIN_PLAYERS <= len(agents) <= MAX_PLAYERS:
+        raise ConfigError(
+            f"New Eleusis has 4 to 8 participants: the dealer and {MIN_PLAYERS} to"
+            f" {MAX_PLAYERS} players, got {len(agents)} players"
+        )
+    agents = check_agents(agents, "New Eleusis", MIN_PLAYERS)
+    seed = check_seed(seed)
+    n = len(agents)
+    table = RoundTable(rule, n, seed, config)
+    agent_rngs = [np.random.default_rng(child) for child in table.sequence.spawn(n)]
+    turns: list[Turn] = []
+    faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
+    stop, budget = faults.stop, config.decision_seconds
+
+    faults.start_games(GAME, rule, table.starter, table.deal, agent_rngs)
+
+    def ask(
+        seat: int,
+        call: str,
+        method: Callable[..., Any],
+        args: tuple,
+        phase: int,
+        problem: Callable[[Any], str | None],
+        substitute: Any,
+        turn: int,
+    ) -> Any:
+        """An agent's decision, or ``substitute`` after a recorded fault."""
+        started = perf_counter()
+        try:
+            value = method(*args)
+        except Exception as error:
+            if stop:
+                raise
+            faults.add(seat, RAISED, exception_text(error), turn, phase, call)
+            return substitute
+        if budget is not None:
+            seconds = perf_counter() - started
+            if seconds > budget:
+                message = (
+                    f"took {seconds * 1e3:.3g} ms to decide ({call}); the budget is"
+                    f" {budget * 1e3:.3g} ms"
+                )
+                if stop:
+                    raise faults.agent_error(seat, message)
+                faults.add(seat, OVER_TIME, message, turn, phase, call)
+        message = problem(value)
+        if message is not None:
+            if stop:
+                raise faults.agent_error(seat, message)
+            kind = ILLEGAL_CARD if call == "choose_turn" else ILLEGAL_DECISION
+            faults.add(seat, kind, message, turn, phase, call)
+            return substitute
+        return value
+
+    def is_bool(call: str) -> Callable[[Any], str | None]:
+        return lambda value: _bool_problem(value, call)
+
+    while table.end is None:
+        if len(turns) >= config.max_turns:
+            table.end = TURN_CAP
+            break
+        index, seat = len(turns), table.seat
+        obs = table.observation(seat)
+        hand = obs.hand
+        chosen = ask(
+            seat,
+            "choose_turn",
+            agents[seat].choose_turn,
+            (obs,),
+            obs.phase,
+            lambda value, hand=hand: turn_problem(value, hand),
+            (hand[0],),
+            index,
+        )
+        cards = () if chosen is None else tuple(chosen)
+        call = None
+        if table.prophet is not None:
+            prophet = table.prophet
+            seen = table.observation(prophet)
+            if cards:
+                method, what, args = agents[prophet].call_play, "call_play", (seen, cards)
+            else:
+                method, what, args = agents[prophet].call_no_play, "call_no_play", (seen, hand)
+            call = bool(ask(prophet, what, method, args, obs.phase, is_bool(what), True, index))
+        turn = table.play(cards, call)
+        turns.append(turn)
+        for event in turn.events():
+            for other, agent in enumerate(agents):
+                try:
+                    agent.observe(event)
+                except Exception as error:
+                    if stop:
+                        raise
+                    faults.add(other, RAISED, exception_text(error), index, turn.phase, "observe")
+        if table.can_declare(seat):
+            after = table.observation(seat)
+            method = agents[seat].declare_prophet
+            check = is_bool("declare_prophet")
+            if ask(seat, "declare_prophet", method, (after,), turn.phase, check, False, index):
+                table.declare(seat)
+                turns[-1] = replace(turn, declared_prophet=True)
+        table.advance()
+
+    players, dealer = table.scores()
+    return NewEleusisRecord(
+        game=GAME,
+        rule=rule.text,
+        rule_name=rule.name,
+        seed=seed,
+        config=config.to_dict(),
+        agents=tuple(describe_agent(agent) for agent in agents),
+        starter=table.starter,
+        first_seat=table.first,
+        deal=table.deal,
+        turns=tuple(turns),
+        prophets=tuple(table.prophets),
+        main_line=tuple(table.main),
+        side_line=tuple(map(tuple, table.side)),
+        hands=tuple(map(tuple, table.hands)),
+        set_aside=tuple(map(tuple, table.set_aside)),
+        expelled=tuple(table.expelled),
+        stock=tuple(reversed(table.stock)),
+        decks=table.decks,
+        end=table.end,
+        turn_cap_hit=table.end == TURN_CAP,
+        player_scores=tuple(players),
+        dealer_score=dealer,
+        faults=tuple(faults.faults),
+    )

@@ -1,0 +1,213 @@
+"""The replay of a New Eleusis round: `replay_new_eleusis` re-derives a record from its
+seed and rule on the same table as the engine, without the agents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from eleusis_lab.cards import Card
+from eleusis_lab.engines import (
+    check_seed,
+)
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.new_eleusis.engine import NewEleusisConfig, turn_problem
+from eleusis_lab.games.new_eleusis.record import (
+    DECISIONS,
+    GAME,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NEW_ELEUSIS_FAULT_CALLS,
+    NEW_ELEUSIS_FAULT_KINDS,
+    NewEleusisRecord,
+    Turn,
+)
+from eleusis_lab.games.new_eleusis.table import (
+    RoundTable,
+    check_rule,
+)
+from eleusis_lab.record import (
+    OVER_TIME,
+    TURN_CAP,
+    Fault,
+    FaultRules,
+    card_text,
+    check_faults,
+)
+from eleusis_lab.rules import RuleSyntaxError, parse
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Card):
+        return card_text(value)
+    if isinstance(value, tuple) and value and all(isinstance(v, Card) for v in value):
+        return " ".join(map(card_text, value))
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
+        return "[" + " | ".join(_show(v) for v in value) + "]"
+    return repr(value)
+
+
+def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - one pass
+    """Check a New Eleusis record against the rules, without the agents.
+
+    Re-parses the rule, re-deals from the seed, and plays the recorded decisions (each
+    turn's cards or "no play", the Prophet's calls, the declarations of Prophet) on a
+    fresh table: the turn order, that each card played is held, every verdict, draw,
+    overthrow and expulsion, the Prophets, the end of the round, the final lines,
+    hands and stock, and the scores must all be those the rules give. Faults are
+    checked too: each names the seat and agent of its decision, and a replaced decision
+    is the engine's substitute (the first card of the hand; a call of "right"; no
+    declaration).
+
+    Parameters
+    ----------
+    record : NewEleusisRecord
+
+    Returns
+    -------
+    list of str
+        The discrepancies found, most fundamental first; empty when consistent.
+
+    Examples
+    --------
+    >>> from eleusis_lab.games.new_eleusis import play_new_eleusis
+    >>> from eleusis_agents.simple import RandomAgent
+    >>> record = play_new_eleusis("black(card)", [RandomAgent() for _ in range(4)], seed=2)
+    >>> replay_new_eleusis(record)
+    []
+    >>> from dataclasses import replace
+    >>> turn = record.turns[0]
+    >>> tampered = record.replace(turns=(replace(turn, right=not turn.right), *record.turns[1:]))
+    >>> replay_new_eleusis(tampered)
+    ['turn 0 (seat 0): recorded right=True, the rules give False']
+    """
+    if record.game != GAME:
+        return [f"not a New Eleusis record: game {record.game!r}"]
+    try:
+        rule = check_rule(parse(record.rule))
+    except RuleSyntaxError as error:
+        return [f"the rule does not parse: {error.message} ({record.rule!r})"]
+    except ConfigError as error:
+        return [str(error)]
+    n = len(record.deal)
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS or len(record.agents) != n:
+        return [f"{n} hands dealt for {len(record.agents)} agents; New Eleusis has 3 to 7 players"]
+    try:
+        config = NewEleusisConfig(**record.config)
+        table = RoundTable(rule, n, check_seed(record.seed), config)
+    except (ConfigError, TypeError) as error:
+        return [f"the round cannot be set up from its seed and config: {error}"]
+    if (table.starter, table.deal) != (record.starter, tuple(map(tuple, record.deal))):
+        return [f"the starter and the hands are not those dealt by seed {record.seed}"]
+    problems: list[str] = []
+    if record.first_seat != table.first:
+        problems.append(
+            f"first seat: recorded {record.first_seat}, the starter {record.starter} gives"
+            f" {table.first}"
+        )
+    problems += _check_faults(record)
+    decided: dict[int, list[Fault]] = {}
+    for fault in record.faults:
+        if fault.call in DECISIONS:
+            decided.setdefault(fault.event, []).append(fault)
+    compared = [f.name for f in fields(Turn) if f.name not in ("seat", "declared_prophet")]
+
+    for k, turn in enumerate(record.turns):
+        where = f"turn {k} (seat {turn.seat})"
+        if table.end is not None:
+            problems.append(f"{where}: the round had ended ({table.end})")
+            break
+        if k >= config.max_turns:
+            problems.append(f"{where}: past the turn cap ({config.max_turns} turns)")
+            break
+        if turn.seat != table.seat:
+            problems.append(f"{where}: seat {table.seat} should play")
+            return problems  # the order is broken; what follows would only echo it
+        hand = tuple(table.hands[turn.seat])
+        illegal = turn_problem(turn.cards or None, hand)
+        if illegal is not None:
+            problems.append(f"{where}: {illegal}")
+            return problems
+        prophet = table.prophet
+        for fault in decided.get(k, ()):
+            substituted = fault.kind != OVER_TIME
+            who = prophet if fault.call.startswith("call_") else turn.seat
+            if fault.seat != who:
+                problems.append(f"{where}: a {fault.call} fault names seat {fault.seat}")
+            elif fault.call == "choose_turn" and substituted and turn.cards != hand[:1]:
+                problems.append(
+                    f"{where}: after a {fault.kind} fault the engine plays the first card"
+                    f" of the hand, {card_text(hand[0])}"
+                )
+            elif fault.call.startswith("call_") and substituted and turn.prophet_call is not True:
+                problems.append(f"{where}: after a {fault.kind} fault the Prophet's call is right")
+            elif fault.call == "declare_prophet" and substituted and turn.declared_prophet:
+                problems.append(f"{where}: after a {fault.kind} fault nobody declares")
+        if (turn.prophet_call is None) != (prophet is None):
+            problems.append(
+                f"{where}: prophet_call is {turn.prophet_call!r}, but "
+                + ("there is no Prophet" if prophet is None else f"seat {prophet} is Prophet")
+            )
+        call = None if prophet is None else bool(turn.prophet_call)
+        expected = table.play(turn.cards, call)
+        for name in compared:
+            got, want = getattr(turn, name), getattr(expected, name)
+            if got != want:
+                problems.append(
+                    f"{where}: recorded {name}={_show(got)}, the rules give {_show(want)}"
+                )
+        if turn.declared_prophet:
+            if table.can_declare(turn.seat):
+                table.declare(turn.seat)
+            else:
+                problems.append(f"{where}: declares himself Prophet, which he may not now")
+        table.advance()
+
+    if table.end is None:
+        if len(record.turns) >= config.max_turns:
+            table.end = TURN_CAP
+        else:
+            problems.append("the record stops while the round goes on")
+    if table.end is not None and record.end != table.end:
+        problems.append(f"end: recorded {record.end!r}, the turns give {table.end!r}")
+    if record.turn_cap_hit != (table.end == TURN_CAP):
+        problems.append(f"turn_cap_hit is {record.turn_cap_hit}, but the round ended {table.end!r}")
+    players, dealer = table.scores()
+    for name, want in (
+        ("prophets", tuple(table.prophets)),
+        ("main_line", tuple(table.main)),
+        ("side_line", tuple(map(tuple, table.side))),
+        ("hands", tuple(map(tuple, table.hands))),
+        ("set_aside", tuple(map(tuple, table.set_aside))),
+        ("expelled", tuple(table.expelled)),
+        ("stock", tuple(reversed(table.stock))),
+        ("decks", table.decks),
+        ("player_scores", tuple(players)),
+        ("dealer_score", dealer),
+    ):
+        got = getattr(record, name)
+        if isinstance(got, list):
+            got = tuple(got)
+        if got != want:
+            problems.append(f"{name}: recorded {_show(got)}, the turns give {_show(want)}")
+    return problems
+
+
+def _replaced(fault) -> bool:
+    """Whether the engine decided in the agent's place (over time, the decision stands)."""
+    return fault.call in DECISIONS and fault.kind != OVER_TIME
+
+
+def _check_faults(record: NewEleusisRecord) -> list[str]:
+    """What is wrong with a record's faults, short of replaying the turns."""
+    return check_faults(
+        record,
+        [agent.get("name") for agent in record.agents],
+        len(record.turns),
+        FaultRules(NEW_ELEUSIS_FAULT_KINDS, NEW_ELEUSIS_FAULT_CALLS, DECISIONS, "turn"),
+        phase_of=lambda k: record.turns[k].phase,
+        replaced=lambda f: (
+            (f.event, f.call) if f.call in DECISIONS and f.kind != OVER_TIME else None
+        ),
+    )

@@ -1,0 +1,406 @@
+"""The engine of the solo benchmark: its options (`SoloConfig`), the deal and one game
+(`play_solo`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove, solo_statement
+from eleusis_lab.cards import Card, two_decks
+from eleusis_lab.engines import check_seed, exception_text, is_int, not_offered, shorten, text
+from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games.solo.judge import (
+    JUDGE_PLAYS,
+    JUDGES,
+    Judgement,
+    judge_declaration,
+)
+from eleusis_lab.games.solo.record import (
+    FOUND,
+    GAME,
+    NO_STARTER,
+    OUT_OF_CARDS,
+    TURN_CAP,
+    Declaration,
+    SoloRecord,
+    Tentative,
+    published_success,
+)
+from eleusis_lab.games.solo.scoring import MAX_TURNS, solo_score
+from eleusis_lab.record import (
+    ILLEGAL_CARD,
+    RAISED,
+    Fault,
+    describe_agent,
+)
+from eleusis_lab.rules import Context, Rule, parse
+
+HAND_SIZE = 12
+
+
+DECK = tuple(two_decks())
+
+#: A fault of a statement: a rule that is not text, or a confidence not in [0, 1].
+ILLEGAL_DECLARATION = "illegal_declaration"
+FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
+FAULT_CALLS = ("start_game", "solo_move", "choose_play", "observe", "declare_rule")
+#: The faults that put the first card of the hand in place of the agent's.
+CARD_FAULTS = {
+    (call, kind) for call in ("solo_move", "choose_play") for kind in (RAISED, ILLEGAL_CARD)
+}
+LEGAL_FAULTS = {
+    ("solo_move", ILLEGAL_CARD),
+    ("solo_move", ILLEGAL_DECLARATION),
+    ("choose_play", ILLEGAL_CARD),
+    ("declare_rule", ILLEGAL_DECLARATION),
+}
+ON_FAULT = ("substitute", "raise")
+#: When the agent states and declares: in the move, before the verdict (published), or
+#: after it.
+BEFORE_VERDICT, AFTER_VERDICT = "before_verdict", "after_verdict"
+TIMINGS = (BEFORE_VERDICT, AFTER_VERDICT)
+
+
+# -- configuration ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SoloConfig:
+    """Options of the solo game; the defaults are the published benchmark's.
+
+    Parameters
+    ----------
+    hand_size : int
+        Cards in hand, kept by drawing after each play while the stock lasts.
+    max_turns : int
+        Turns played at most; also the longest main line on which a play is judged
+        (the states of the ``"reachable"`` judge).
+    timing : {"before_verdict", "after_verdict"}
+        When the agent states its rule and declares: in its move, before the card's
+        verdict (published), or after hearing it (an easier game, about 0.8 points).
+    judge : {"continuations", "reachable"}
+        Over which states a declaration must agree with the secret rule: every
+        continuation of the current main line (published), or every state reachable
+        from an empty line (stricter: the empty line and the starter count too).
+    judge_plays : int
+        Plays of a continuation the ``"continuations"`` judge compares (40).
+    on_fault : {"substitute", "raise"}
+        ``"substitute"`` records an agent's fault and goes on (see the module
+        docstring); ``"raise"`` stops the game, for debugging an agent.
+    simulation_games : int
+        Random continuations (or games) the judge samples, only when exact analysis
+        is impossible (100, as published).
+    simulation_seed : int
+        Seed of that sampling; the same for every game, so a declaration gets the same
+        judgement wherever it is made.
+
+    Examples
+    --------
+    >>> SoloConfig().to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'hand_size': 12, 'max_turns': 30, 'timing': 'before_verdict', 'judge': 'continuations',
+     'judge_plays': 40, 'on_fault': 'substitute', 'simulation_games': 100,
+     'simulation_seed': 0}
+    """
+
+    hand_size: int = HAND_SIZE
+    max_turns: int = MAX_TURNS
+    timing: str = BEFORE_VERDICT
+    judge: str = JUDGES[0]
+    judge_plays: int = JUDGE_PLAYS
+    on_fault: str = "substitute"
+    simulation_games: int = 100
+    simulation_seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name, least in (
+            ("hand_size", 1),
+            ("max_turns", 1),
+            ("judge_plays", 1),
+            ("simulation_games", 1),
+            ("simulation_seed", 0),
+        ):
+            value = getattr(self, name)
+            if not (is_int(value) and value >= least):
+                raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if self.hand_size > len(DECK) - 1:
+            raise ConfigError(f"hand_size must leave a starter in the stock, got {self.hand_size}")
+        for name, allowed in (("timing", TIMINGS), ("judge", JUDGES), ("on_fault", ON_FAULT)):
+            if getattr(self, name) not in allowed:
+                choices = " or ".join(repr(a) for a in allowed)
+                raise ConfigError(f"{name} must be {choices}, got {getattr(self, name)!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict (as stored in a `SoloRecord`)."""
+        return asdict(self)
+
+    def judge_in(self, rule: Rule, text: str, context: Context) -> Judgement:
+        """Judge the declared ``text`` against ``rule`` in ``context`` under these options."""
+        return judge_declaration(
+            rule,
+            text,
+            context,
+            self.judge,
+            self.judge_plays,
+            self.max_turns,
+            self.simulation_games,
+            self.simulation_seed,
+        )
+
+
+# -- the deal -----------------------------------------------------------------------------
+
+
+def _deal(
+    rng: np.random.Generator, rule: Rule, hand_size: int
+) -> tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]:
+    deck = [DECK[i] for i in rng.permutation(len(DECK)).tolist()]
+    hand, stock = tuple(deck[:hand_size]), deck[hand_size:]
+    mask = rule.legal_mask(Context())
+    start = next((i for i, card in enumerate(stock) if (mask >> card.face) & 1), None)
+    if start is None:
+        return hand, tuple(stock), None, ()
+    return hand, tuple(stock[:start]), stock[start], tuple(stock[start + 1 :])
+
+
+def solo_deal(
+    seed: int, rule: Rule | str, hand_size: int = HAND_SIZE
+) -> tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]:
+    """The hand, the refused starters, the starter and the stock `play_solo` deals.
+
+    The starter is ``None`` when the stock runs out before the rule accepts a card.
+
+    Examples
+    --------
+    >>> hand, refused, starter, stock = solo_deal(0, "black(card)")
+    >>> len(hand), refused, starter, len(stock)
+    (12, (Card('2H'), Card('JH')), Card('QC'), 89)
+    """
+    rule = parse(rule) if isinstance(rule, str) else rule
+    rng = np.random.default_rng(np.random.SeedSequence(check_seed(seed)))
+    return _deal(rng, rule, hand_size)
+
+
+# -- the game -----------------------------------------------------------------------------
+
+
+def play_solo(
+    rule: Rule | str,
+    agent: Agent,
+    seed: int,
+    config: SoloConfig | None = None,
+    on_turn: Callable[[int, Event, Declaration | None], None] | None = None,
+) -> SoloRecord:
+    """Play one solo game (RULES.md section 6) and return its record.
+
+    Each turn the engine asks ``agent.solo_move(obs)`` (``timing="before_verdict"``)
+    or ``agent.choose_play(obs)`` then, after the verdict, ``agent.declare_rule`` and
+    ``agent.propose_rule`` (``"after_verdict"``); judges the card, refills the hand,
+    tells ``agent.observe(event)``, and judges the tentative rule and the declaration
+    in the state after the card (`SoloConfig.judge_in`); a correct declaration ends the
+    game.
+
+    Parameters
+    ----------
+    rule : Rule or str
+        The secret rule (text is parsed with `eleusis_lab.rules.parse`).
+    agent : Agent
+        The player. Agents that set ``sees_rule`` are told the rule in ``GameInfo``.
+    seed : int
+        Seeds the shuffle and the agent's generator; same seed, same game.
+    config : SoloConfig, optional
+        Options of the game; the benchmark's defaults when omitted.
+    on_turn : callable, optional
+        Called as ``on_turn(turn, event, declaration)`` at the end of every turn, the
+        last one included (``declaration`` is None when the agent did not declare);
+        `eleusis_lab.games.solo.beliefs` asks the agent what it believes there.
+
+    Returns
+    -------
+    SoloRecord
+
+    Raises
+    ------
+    AgentError
+        Only with ``config.on_fault="raise"``: a card the agent does not hold, or a
+        statement that is not rule text with a confidence. (The agent's own
+        exceptions go up unchanged.)
+    ConfigError
+        For something that is not an agent, or a bad seed.
+
+    Examples
+    --------
+    >>> from eleusis_lab.agent import Agent
+    >>> class Stubborn(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    ...     def declare_rule(self, obs):
+    ...         return "black(card)" if len(obs.main_line) + len(obs.wrong_cards[0]) < 3 \
+else "red(card)"
+    >>> record = play_solo("red(card)", Stubborn(), seed=0)
+    >>> [(d.turn, d.correct) for d in record.declarations]
+    [(1, False), (2, False), (3, True)]
+    >>> record.score, record.floored_score, record.success
+    (24, 24, True)
+    """
+    if isinstance(rule, str):
+        rule = parse(rule)
+    config = SoloConfig() if config is None else config
+    if not isinstance(agent, Agent):
+        raise ConfigError(f"{agent!r} is not an Agent (eleusis_lab.agent.Agent)")
+    seed = check_seed(seed)
+    stop = config.on_fault == "raise"
+    before = config.timing == BEFORE_VERDICT
+
+    sequence = np.random.SeedSequence(seed)
+    deal, refused, starter, stock = _deal(np.random.default_rng(sequence), rule, config.hand_size)
+    agent_rng = np.random.default_rng(sequence.spawn(1)[0])
+    name = type(agent).__name__
+    faults: list[Fault] = []
+    events: list[Event] = []
+    declarations: list[Declaration] = []
+    tentative: list[Tentative] = []
+    hand, main, side = list(deal), [], []
+    drawn = 0  # cards drawn from the stock after the starter
+    last_right: bool | None = None
+    found: int | None = None
+    turns = 0
+
+    def fault(kind: str, message: str, event: int, phase: int, call: str) -> None:
+        if stop and kind != RAISED:
+            raise AgentError(f"{agent!r} {message}")
+        faults.append(Fault(0, name, kind, message, event, phase, call))
+
+    def observation() -> Observation:
+        return Observation(GAME, 0, 1, tuple(hand), tuple(main), (tuple(side),), last_right)
+
+    def ask(call: str, index: int, method: Callable[[], Any]) -> Any:
+        try:
+            return method()
+        except Exception as error:
+            if stop:
+                raise
+            fault(RAISED, exception_text(error), index, 1, call)
+            return None
+
+    if starter is None:
+        end = NO_STARTER
+    else:
+        main.append(starter)
+        info = GameInfo(GAME, 0, 1, deal, starter, rule if agent.sees_rule is True else None)
+        try:
+            agent.start_game(info, agent_rng)
+        except Exception as error:
+            if stop:
+                raise
+            fault(RAISED, exception_text(error), 0, 0, "start_game")
+        end = TURN_CAP
+        for turn in range(1, config.max_turns + 1):
+            if not hand:
+                end = OUT_OF_CARDS
+                break
+            index, faulted = len(events), len(faults)
+            obs = observation()
+            if before:
+                move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
+                if move is not None and not isinstance(move, SoloMove):
+                    what = f"{shorten(text(repr, move))} (a {type(move).__name__})"
+                    fault(ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, 1, "solo_move")
+                    move = None
+                call, card = "solo_move", None if move is None else move.card
+                statement = None if move is None else (move.rule, move.confidence, move.declare)
+            else:
+                call = "choose_play"
+                card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
+            if not (isinstance(card, Card) and card in hand):
+                if card is not None or len(faults) == faulted:  # not yet a fault this turn
+                    fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, 1, call)
+                card = hand[0]
+            hand.remove(card)
+            right = bool((rule.legal_mask(Context(tuple(main), last_right)) >> card.face) & 1)
+            event = Event(0, card, 1, right, len(main) - 1)
+            (main if right else side).append(card)
+            last_right = right
+            if drawn < len(stock):
+                hand.append(stock[drawn])
+                drawn += 1
+            events.append(event)
+            turns = turn
+            ask("observe", index, lambda event=event: agent.observe(event))
+            if not before:
+                call = "declare_rule"
+                statement = ask(call, index, lambda: solo_statement(agent, observation()))
+            if statement is not None and (problem := _statement_problem(*statement)):
+                fault(ILLEGAL_DECLARATION, problem, index, 1, call)
+                statement = None
+            declaration = None
+            if statement is not None and statement[0] is not None:
+                stated, confidence, declare = statement
+                confidence = None if confidence is None else float(confidence)
+                judged = config.judge_in(rule, stated, Context(tuple(main), last_right))
+                tentative.append(Tentative(turn, stated, confidence, judged.correct))
+                if declare:
+                    declaration = Declaration(
+                        turn, stated, judged.correct, judged.method, judged.reason, confidence
+                    )
+                    declarations.append(declaration)
+            if on_turn is not None:
+                on_turn(turn, event, declaration)
+            if declaration is not None and declaration.correct:
+                found, end = turn, FOUND
+                break
+
+    wrong = sum(not d.correct for d in declarations)
+    score = solo_score(found, wrong, config.max_turns)
+    return SoloRecord(
+        game=GAME,
+        rule=rule.text,
+        rule_name=rule.name,
+        seed=seed,
+        config=config.to_dict(),
+        agent=describe_agent(agent),
+        deal=deal,
+        refused=refused,
+        starter=starter,
+        events=tuple(events),
+        declarations=tuple(declarations),
+        main_line=tuple(main),
+        side_line=tuple(side),
+        hand=tuple(hand),
+        stock=stock[drawn:],
+        end=end,
+        turns=turns,
+        found_turn=found,
+        wrong_declarations=wrong,
+        score=score,
+        floored_score=max(0, score),
+        found=found is not None,
+        success=published_success(found is not None, score),
+        faults=tuple(faults),
+        tentative=tuple(tentative),
+    )
+
+
+def _statement_problem(rule: object, confidence: object, declare: object) -> str | None:
+    """What is wrong with a stated (rule, confidence, declare), or None."""
+    if rule is not None and not isinstance(rule, str):
+        what = f"{shorten(text(repr, rule))} (a {type(rule).__name__})"
+        return f"stated {what}, not rule text or None"
+    if confidence is not None and not (
+        isinstance(confidence, numbers.Real)
+        and not isinstance(confidence, bool)
+        and math.isfinite(confidence)
+        and 0 <= confidence <= 1
+    ):
+        return f"stated a confidence of {shorten(text(repr, confidence))}, not a number in [0, 1]"
+    if not isinstance(declare, bool | np.bool_):
+        return f"declare is {shorten(text(repr, declare))}, not True or False"
+    if declare and rule is None:
+        return "declared without stating a rule"
+    return None

@@ -52,7 +52,6 @@ from eleusis_lab.rules.complexity import DEFAULT_MEASURE, complexity_columns
 
 __all__ = [
     "GAME_KEYS",
-    "NO_PLAY_GAMES",
     "PLAY_KINDS",
     "PREDICTION_THRESHOLD",
     "adaptive_choices",
@@ -84,8 +83,6 @@ PREDICTION_THRESHOLD = 0.5
 #: Event kinds that are a seat's own play (`eleusis_lab.agent.Event.kind`): one card, or
 #: a card of a string (New Eleusis); not a hand set aside, nor the dealer's card.
 PLAY_KINDS = ("play", "string")
-#: Games where nobody plays a card (the oracle places them): no learning curve of plays.
-NO_PLAY_GAMES = ("delphi",)
 
 #: Per-seat columns of a results table: meaningless in a one-row-per-game table.
 _SEAT_COLUMNS = (
@@ -803,8 +800,8 @@ def learning_curve(
     A play's ``cards_seen`` is its ``index`` in the game: the number of plays, of every
     seat, judged before it, whose verdicts every player has seen. Plays are pooled in
     bins of ``bin_width``. Only a seat's own plays count (`PLAY_KINDS`, where the events
-    have a ``kind``), and with ``results`` the games where nobody plays
-    (`NO_PLAY_GAMES`: Delphi) are left out.
+    have a ``kind``), and with ``results`` the games where nobody plays a card (every
+    seat's ``plays`` is 0: in Delphi the oracle places the cards) are left out.
 
     Parameters
     ----------
@@ -846,9 +843,10 @@ def learning_curve(
         events = events[events["kind"].isna() | events["kind"].isin(PLAY_KINDS)]
     if phase is not None and "phase" in events.columns:
         events = events[events["phase"] == phase]
-    if results is not None and "game_type" in results.columns:
+    if results is not None and "plays" in results.columns:
         keys = [k for k in _game_keys(events) if k in results.columns]
-        silent = results.loc[results["game_type"].isin(NO_PLAY_GAMES), keys].drop_duplicates()
+        played = results.groupby(keys)["plays"].sum()
+        silent = played[played == 0].reset_index()[keys]
         if len(silent):
             marked = events.merge(silent.assign(_silent=True), on=keys, how="left")
             events = events[marked["_silent"].isna().to_numpy()]

@@ -21,7 +21,7 @@ from eleusis_lab.cards import CardError, format_cards, parse_cards
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.solo import TIMINGS
 from eleusis_lab.games.solo.judge import JUDGES
-from eleusis_lab.games.table import GAMES
+from eleusis_lab.games.table import DEFAULT_GAME, GAMES
 from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_specs
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
@@ -229,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play one game or a whole match",
         "eleusis-lab play --agents oracle,random --rule suit_cycle --seed 3 --json game.json",
     )
-    play.add_argument("--game", default="classic", choices=list(GAMES), help="which game")
+    play.add_argument("--game", default=DEFAULT_GAME, choices=list(GAMES), help="which game")
     play.add_argument(
         "--players",
         type=_COUNT,

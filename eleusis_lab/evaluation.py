@@ -1,7 +1,8 @@
 """How well an agent predicts verdicts: Delphi-style accuracy after a number of plays.
 
-`prediction_accuracy` deals a Delphi game (RULES.md section 3): one shuffled deck, a
-starter, then the cards in deck order, each judged by the rule, right cards extending
+`prediction_accuracy` deals a Delphi game (RULES.md section 3,
+`eleusis_lab.games.delphi.delphi_deal`): one shuffled deck, a starter, then the cards in
+deck order, each judged by the rule, right cards extending
 the main line. The agent watches the first ``train_plays`` cards with their verdicts,
 then stops learning; in each of the next ``test_plays`` contexts it predicts, and the
 score is the fraction of verdicts it gets right with the Delphi token: "right" when
@@ -27,11 +28,12 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation, clone
 from eleusis_lab.cards import standard_deck
+from eleusis_lab.games.delphi import GAME as DELPHI
+from eleusis_lab.games.delphi import delphi_deal
 from eleusis_lab.rules import Context, Rule, parse
 
 __all__ = [
     "BENCH_RULES",
-    "DELPHI",
     "accuracy_table",
     "bench_learners",
     "main",
@@ -39,7 +41,6 @@ __all__ = [
     "seconds_per_decision",
 ]
 
-DELPHI = "delphi"
 _DECK = tuple(standard_deck())
 _SCORES = ("faces", "next")
 
@@ -110,11 +111,10 @@ def prediction_accuracy(
             f"need train_plays >= 0, test_plays >= 1 and at most {len(_DECK) - 1} plays in"
             f" all, got {train_plays} and {test_plays}"
         )
-    sequence = np.random.SeedSequence(seed)
-    deck = [_DECK[i] for i in np.random.default_rng(sequence).permutation(len(_DECK))]
-    starter, stream = deck[0], deck[1 : 1 + train_plays + test_plays]
+    starter, cards = delphi_deal(seed)
+    stream = cards[: train_plays + test_plays]
     info = GameInfo(DELPHI, 0, 2, (), starter, rule if type(agent).sees_rule else None)
-    agent.start_game(info, np.random.default_rng(sequence.spawn(1)[0]))
+    agent.start_game(info, np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]))
 
     main, wrong, last_right = (starter,), (), None
     correct = total = 0

@@ -214,6 +214,7 @@ def _span(counts: pd.Series) -> str:
 
 def _learning_figures(results: pd.DataFrame, events: pd.DataFrame, notes: list[str]):
     from eleusis_lab.analysis import delphi_accuracy, learning_curve
+    from eleusis_lab.games.table import GAMES
     from eleusis_lab.plots import plot_delphi_accuracy, plot_learning_curve
 
     if events.empty:
@@ -223,8 +224,12 @@ def _learning_figures(results: pd.DataFrame, events: pd.DataFrame, notes: list[s
         )
         return
     by = _by_lineup(results)
-    classic = set(results["game_type"].dropna()) <= {"classic", "four-to-eight"}
-    phase = 1 if classic and (events["phase"] == 1).any() else None
+    games = [GAMES.get(name) for name in set(results["game_type"].dropna())]
+    # One phase for every game, or every play: phases of different games do not compare.
+    phases = {game.learning_phase if game is not None else None for game in games}
+    phase = phases.pop() if len(phases) == 1 else None
+    if phase is not None and not (events["phase"] == phase).any():
+        phase = None
     curve = learning_curve(events, results, by=by, phase=phase)
     if curve.empty:
         notes.append(
@@ -246,7 +251,9 @@ def _learning_figures(results: pd.DataFrame, events: pd.DataFrame, notes: list[s
         )
     if events["p_right"].notna().any():
         accuracy = delphi_accuracy(events, results, by=by)
-        delphi = set(results["game_type"].dropna()) == {"delphi"}
+        everyone = bool(games) and all(
+            game is not None and game.everyone_predicts for game in games
+        )
         figure = _new_figure((6.8, 4.2))
         plot_delphi_accuracy(accuracy, ax=figure.add_subplot())
         yield (
@@ -257,8 +264,8 @@ def _learning_figures(results: pd.DataFrame, events: pd.DataFrame, notes: list[s
                 " that matched the verdict, against the verdicts seen before, with 95%"
                 " Wilson intervals. "
                 + (
-                    "In Delphi every player predicts every card."
-                    if delphi
+                    "Every player predicts every card, as in Delphi."
+                    if everyone
                     else "Each seat predicts the card it chose to play, just before the verdict."
                 ),
             ),

@@ -83,7 +83,7 @@ from typing import Any
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games.table import GAMES
+from eleusis_lab.games.table import DEFAULT_GAME, GAMES
 from eleusis_lab.registry import (
     AgentSpecError,
     UnknownAgentError,
@@ -430,7 +430,7 @@ def _games_named(data: Mapping) -> list[str]:
     """The games a spec's data names (``game``, or the grid's), before they are checked."""
     grid = data.get("grid")
     games = grid.get("game") if isinstance(grid, Mapping) else None
-    return list(games) if isinstance(games, list) else [data.get("game", "classic")]
+    return list(games) if isinstance(games, list) else [data.get("game", DEFAULT_GAME)]
 
 
 def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
@@ -562,7 +562,7 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
 
     # The base settings; the grid may vary each of them.
     base: dict[str, Any] = {
-        "game": data.get("game", "classic"),
+        "game": data.get("game", DEFAULT_GAME),
         "players": data.get("players"),
         "seed": data.get("seed", 0),
         "dealer": data.get("dealer"),

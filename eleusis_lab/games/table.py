@@ -64,6 +64,7 @@ from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
 
 __all__ = [
+    "DEFAULT_GAME",
     "GAMES",
     "GAME_GROUP",
     "GameType",
@@ -76,6 +77,8 @@ __all__ = [
 
 #: The entry-point group where packages register their games (each a `GameType`).
 GAME_GROUP = "eleusis_lab.games"
+#: The game a spec or ``eleusis-lab play`` plays when it names none.
+DEFAULT_GAME = "classic"
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,13 @@ class GameType:
     main_line_only : bool
         The game's rules may not read ``last_play_right`` (New Eleusis): a spec whose
         dealer could deal such a rule is refused (`check_dealer`).
+    learning_phase : int or None
+        The phase whose plays show what a player has learnt, for learning curves
+        (classic Eleusis: 1, where he chooses any card of his hand; in phase 2 he plays
+        his wrong cards back); None: every play.
+    everyone_predicts : bool
+        Every seat predicts every card (Delphi): the event table has a row per card and
+        seat, the seat being the one that predicted.
     needs_rule : bool
         Whether the game is played to a secret rule (Secrets is not: it has no dealer
         in the spec, and its rows have no rule).
@@ -265,6 +275,8 @@ class GameType:
     max_players: int | None = None
     has_dealer: bool = True
     main_line_only: bool = False
+    learning_phase: int | None = None
+    everyone_predicts: bool = False
     needs_rule: bool = True
     agents: AgentRegistry = AGENTS
     title: str = ""

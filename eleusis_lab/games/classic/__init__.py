@@ -89,6 +89,7 @@ GAME_TYPE = GameType(
     ClassicConfig,
     classic_outcome,
     min_players=2,
+    learning_phase=1,
     title="classic Eleusis",
     record_type=GameRecord,
     replay=replay_classic,

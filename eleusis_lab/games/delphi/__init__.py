@@ -135,6 +135,7 @@ GAME_TYPE = GameType(
     DelphiConfig,
     delphi_outcome,
     min_players=1,
+    everyone_predicts=True,
     title="Delphi",
     record_type=DelphiRecord,
     replay=replay_delphi,

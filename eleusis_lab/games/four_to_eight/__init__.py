@@ -95,6 +95,7 @@ GAME_TYPE = GameType(
     FourToEightConfig,
     classic_outcome,
     min_players=3,
+    learning_phase=1,
     title="Eleusis for 4 to 8 players",
     record_type=GameRecord,
     replay=replay_four_to_eight,

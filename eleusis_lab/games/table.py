@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eleusis_lab.agent import Agent, Event
+from eleusis_lab.cards import Card
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.plugins import Plugins
 from eleusis_lab.registry import AGENTS, AgentRegistry
@@ -265,6 +266,16 @@ class GameType:
         ``sample_game(agent, seed) -> record``: one game with ``agent`` at some seat and
         random players in the others, the agent's faults raised; what
         `eleusis_lab.testing.check_declared_games` plays for an agent of this game.
+    cards : callable or None
+        ``cards(record) -> (deck, places)``: the cards the game is played with, and
+        where each one is at the end (a mapping from a place's name to its cards), so
+        that `eleusis_lab.games.conformance.check_game` can check that every card is in
+        exactly one place.
+    score : callable or None
+        ``score(record) -> (scores, dealer_score)``: the seats' scores and the dealer's
+        (None without one) that the game's scoring functions give from the counts the
+        record keeps; `eleusis_lab.games.conformance.check_game` compares them with
+        the game's `Outcome`.
     """
 
     name: str
@@ -288,6 +299,8 @@ class GameType:
     default_players: int | None = None
     default_agent: str = "random"
     sample_game: Callable[[Agent, int], Any] | None = None
+    cards: Callable[[Any], tuple[Sequence[Card], Mapping[str, Sequence[Card]]]] | None = None
+    score: Callable[[Any], tuple[Sequence[float], float | None]] | None = None
 
     @property
     def label(self) -> str:

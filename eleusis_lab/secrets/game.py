@@ -70,6 +70,7 @@ from eleusis_lab.secrets.draw import (
     format_secrets_layout,
 )
 from eleusis_lab.secrets.moves import (
+    DECK,
     DUEL,
     N_SEATS,
     SEAT_SUITS,
@@ -77,6 +78,7 @@ from eleusis_lab.secrets.moves import (
     SecretsAction,
     beat_value,
     secrets_ranks,
+    secrets_score,
 )
 from eleusis_lab.secrets.record import (
     BLOCKED,
@@ -453,6 +455,21 @@ def _play_table(rule: None, agents: Sequence[Any], seed: int, config: SecretsCon
 
 
 #: Secrets, as `eleusis_lab.games.table.GAMES` knows it: a board game with no rule.
+def _cards(record: SecretsRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, ...]]]:
+    """One 52-card deck, and where each card is at the end: the hands, the cards out of
+    the game, the face-up cards, the pieces and the secrets on the board."""
+    places = {f"seat {seat}": hand for seat, hand in enumerate(record.hands)}
+    places["out"] = record.out
+    for name in ("board", "occupants", "secrets"):
+        places[name] = tuple(card for card in getattr(record, name) if card is not None)
+    return DECK, places
+
+
+def _score(record: SecretsRecord) -> tuple[list[float], None]:
+    """Each seat's score from the cards in its hand at the end; no dealer."""
+    return [secrets_score(hand) for hand in record.hands], None
+
+
 GAME_TYPE = GameType(
     "secrets",
     _play_table,
@@ -468,4 +485,6 @@ GAME_TYPE = GameType(
     record_type=SecretsRecord,
     replay=replay_secrets,
     layout=format_secrets_layout,
+    cards=_cards,
+    score=_score,
 )

@@ -38,11 +38,18 @@ True
 from __future__ import annotations
 
 from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.classic.engine import GAME, ClassicConfig, classic_deal, play_classic
 from eleusis_lab.games.classic.match import ClassicMatch, play_match
-from eleusis_lab.games.classic.record import GameRecord, format_main_line_layout
+from eleusis_lab.games.classic.record import (
+    GameRecord,
+    card_places,
+    format_main_line_layout,
+    wrong_after_phase1,
+)
 from eleusis_lab.games.classic.replay import replay_classic
+from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.games.table import GameType, Outcome, sample_table
 
 __all__ = [
@@ -76,6 +83,19 @@ def classic_outcome(record: GameRecord) -> Outcome:
     )
 
 
+def _cards(record: GameRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, ...]]]:
+    """One 52-card deck, and where each card is at the end."""
+    return tuple(standard_deck()), card_places(record)
+
+
+def _score(record: GameRecord) -> tuple[list[float], int]:
+    """The scores the formulas give from the plays: the cards each seat holds at the
+    end, the wrong cards of phase 1."""
+    held = card_places(record)
+    left = [len(held[f"seat {seat}"]) for seat in range(len(record.deal))]
+    return classic_player_scores(left), classic_dealer_score(wrong_after_phase1(record))
+
+
 def _sample_game(agent: Agent, seed: int) -> GameRecord:
     """A classic game of ``red(card)``: three players, the agent at seat ``seed % 3``."""
     agents = sample_table(agent, 3, seed)
@@ -98,4 +118,6 @@ GAME_TYPE = GameType(
     match_type=ClassicMatch,
     default_players=3,
     sample_game=_sample_game,
+    cards=_cards,
+    score=_score,
 )

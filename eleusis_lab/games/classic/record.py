@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,6 +194,36 @@ class GameRecord(JsonRecord):
                     Fault.from_dict(fault) for fault in (data["faults"] if version >= 2 else ())
                 ),
             )
+
+
+def card_places(record: GameRecord) -> dict[str, tuple[Card, ...]]:
+    """Where each card dealt is at the end, from the deal and the plays: the main line
+    (the starter first), each seat's cards (dealt and not played right) and the cards
+    never dealt.
+
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> from eleusis_lab.registry import parse_agent_list
+    >>> record = play_classic("red(card)", parse_agent_list("random,random"), seed=0)
+    >>> places = card_places(record)
+    >>> list(places), sum(map(len, places.values()))
+    (['main line', 'unused', 'seat 0', 'seat 1'], 52)
+    """
+    held = [Counter(hand) for hand in record.deal]
+    for event in record.events:
+        if event.right:
+            held[event.seat][event.card] -= 1
+    seats = {f"seat {seat}": tuple(cards.elements()) for seat, cards in enumerate(held)}
+    return {"main line": record.main_line, "unused": record.unused, **seats}
+
+
+def wrong_after_phase1(record: GameRecord) -> list[int]:
+    """Each seat's wrong cards of phase 1, counted from the plays (what the dealer's
+    score reads)."""
+    wrong = [0] * len(record.deal)
+    for event in record.events:
+        if event.phase == 1 and not event.right:
+            wrong[event.seat] += 1
+    return wrong
 
 
 # -- layout -------------------------------------------------------------------------------

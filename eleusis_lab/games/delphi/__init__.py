@@ -53,9 +53,11 @@ Examples
 from __future__ import annotations
 
 from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card
 from eleusis_lab.games.delphi.engine import DelphiConfig, delphi_deal, play_delphi
 from eleusis_lab.games.delphi.match import DelphiMatch, play_delphi_match
 from eleusis_lab.games.delphi.record import (
+    DECK,
     DELPHI_FAULT_CALLS,
     GAME,
     NOT_A_PROBABILITY,
@@ -66,6 +68,7 @@ from eleusis_lab.games.delphi.record import (
     format_delphi_layout,
 )
 from eleusis_lab.games.delphi.replay import replay_delphi
+from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
 from eleusis_lab.games.table import GameType, Outcome, sample_table
 
 __all__ = [
@@ -121,6 +124,16 @@ def delphi_outcome(record: DelphiRecord) -> Outcome:
     )
 
 
+def _cards(record: DelphiRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, ...]]]:
+    """One 52-card deck, and where each card is at the end."""
+    return DECK, {"main line": record.main_line, "side column": record.side_column}
+
+
+def _score(record: DelphiRecord) -> tuple[list[int], int]:
+    """The scores the settlement gives from the chips the tokens won."""
+    return delphi_scores(delphi_chips(record.hits.tolist()))
+
+
 def _sample_game(agent: Agent, seed: int) -> DelphiRecord:
     """A Delphi game (RULES.md section 3): 51 predictions, beside a random player."""
     agents = sample_table(agent, 2, seed)
@@ -144,4 +157,6 @@ GAME_TYPE = GameType(
     match_type=DelphiMatch,
     default_players=3,
     sample_game=_sample_game,
+    cards=_cards,
+    score=_score,
 )

@@ -52,7 +52,9 @@ Examples
 from __future__ import annotations
 
 from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card
 from eleusis_lab.games.classic import GameRecord, classic_outcome
+from eleusis_lab.games.classic.record import card_places, wrong_after_phase1
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
     PLAYERS,
@@ -64,6 +66,10 @@ from eleusis_lab.games.four_to_eight.engine import (
 from eleusis_lab.games.four_to_eight.layout import format_four_to_eight_layout
 from eleusis_lab.games.four_to_eight.match import FourToEightMatch, play_four_to_eight_match
 from eleusis_lab.games.four_to_eight.replay import replay_four_to_eight
+from eleusis_lab.games.four_to_eight.scoring import (
+    four_to_eight_dealer_score,
+    four_to_eight_player_scores,
+)
 from eleusis_lab.games.table import GameType, sample_table
 
 __all__ = [
@@ -79,6 +85,20 @@ __all__ = [
     "play_four_to_eight_match",
     "replay_four_to_eight",
 ]
+
+
+def _cards(record: GameRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, ...]]]:
+    """The deck of the table's row, and where each card is at the end."""
+    return deck_plan(len(record.deal)).cards, card_places(record)
+
+
+def _score(record: GameRecord) -> tuple[list[float], int]:
+    """The scores the formulas give from the plays (as classic's, with this game's
+    formulas)."""
+    held = card_places(record)
+    left = [len(held[f"seat {seat}"]) for seat in range(len(record.deal))]
+    wrong = wrong_after_phase1(record)
+    return four_to_eight_player_scores(left), four_to_eight_dealer_score(wrong)
 
 
 def _sample_game(agent: Agent, seed: int) -> GameRecord:
@@ -104,4 +124,6 @@ GAME_TYPE = GameType(
     match_type=FourToEightMatch,
     default_players=3,
     sample_game=_sample_game,
+    cards=_cards,
+    score=_score,
 )

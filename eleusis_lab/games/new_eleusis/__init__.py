@@ -67,7 +67,10 @@ True
 
 from __future__ import annotations
 
+from itertools import chain
+
 from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card, standard_deck, two_decks
 from eleusis_lab.games.new_eleusis.engine import (
     LOW_STOCK_LIMIT,
     NewEleusisConfig,
@@ -91,6 +94,10 @@ from eleusis_lab.games.new_eleusis.record import (
     format_new_eleusis_layout,
 )
 from eleusis_lab.games.new_eleusis.replay import replay_new_eleusis
+from eleusis_lab.games.new_eleusis.scoring import (
+    new_eleusis_dealer_score,
+    new_eleusis_player_scores,
+)
 from eleusis_lab.games.new_eleusis.table import first_player, new_eleusis_deal
 from eleusis_lab.games.table import GameType, Outcome, sample_table
 
@@ -148,6 +155,47 @@ def new_eleusis_outcome(record: NewEleusisRecord) -> Outcome:
     )
 
 
+def _cards(record: NewEleusisRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, ...]]]:
+    """Two decks and each deck added when the stock ran low, and where each card is at
+    the end."""
+    deck = (
+        *two_decks(),
+        *chain.from_iterable(standard_deck(copy=k) for k in range(2, record.decks)),
+    )
+    places = {
+        "main line": record.main_line,
+        "side line": tuple(chain.from_iterable(record.side_line)),
+        "stock": record.stock,
+    }
+    for seat, (hand, aside) in enumerate(zip(record.hands, record.set_aside, strict=True)):
+        places[f"seat {seat}"] = hand
+        places[f"seat {seat} set aside"] = aside
+    return deck, places
+
+
+def _score(record: NewEleusisRecord) -> tuple[list[int], int]:
+    """The scores the formulas give from the hands at the end and, with a Prophet in
+    place, the cards played before and after his marker (counted from the turns)."""
+    sizes = [len(hand) for hand in record.hands]
+    prophet = record.prophets[-1] if record.prophets else None
+    if prophet is None or prophet.overthrown is not None:
+        players = new_eleusis_player_scores(sizes)
+        return players, new_eleusis_dealer_score(players)
+    main = side = 0
+    marked = (0, 0)
+    for index, turn in enumerate(record.turns):
+        if turn.cards and turn.right:
+            main += len(turn.cards)
+        elif turn.cards:
+            side += len(turn.cards)
+        elif turn.dealer_card is not None:
+            main += 1
+        if index == prophet.turn:
+            marked = (main, side)
+    players = new_eleusis_player_scores(sizes, prophet.seat, main - marked[0], side - marked[1])
+    return players, new_eleusis_dealer_score(players, prophet.marker)
+
+
 def _sample_game(agent: Agent, seed: int) -> NewEleusisRecord:
     """A round of New Eleusis (RULES.md section 5): 3 players, random opponents."""
     agents = sample_table(agent, 3, seed)
@@ -172,4 +220,6 @@ GAME_TYPE = GameType(
     match_type=NewEleusisMatch,
     default_players=4,
     sample_game=_sample_game,
+    cards=_cards,
+    score=_score,
 )

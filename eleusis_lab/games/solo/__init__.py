@@ -67,8 +67,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from eleusis_lab.agent import Agent
+from eleusis_lab.cards import Card
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.solo.engine import (
+    DECK,
     HAND_SIZE,
     ILLEGAL_DECLARATION,
     TIMINGS,
@@ -156,6 +158,27 @@ def solo_outcome(record: SoloRecord) -> Outcome:
     )
 
 
+def _cards(record: SoloRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, ...]]]:
+    """Two decks (104 cards), and where each card is at the end."""
+    places = {
+        "main line": record.main_line,
+        "side line": record.side_line,
+        "hand": record.hand,
+        "stock": record.stock,
+        "refused starters": record.refused,
+    }
+    return DECK, places
+
+
+def _score(record: SoloRecord) -> tuple[tuple[int], None]:
+    """The score the formula gives from the declarations (the turn of the correct one,
+    the wrong ones); no dealer."""
+    found = next((d.turn for d in record.declarations if d.correct), None)
+    wrong = sum(not d.correct for d in record.declarations)
+    max_turns = record.config.get("max_turns", MAX_TURNS)
+    return (solo_score(found, wrong, max_turns),), None
+
+
 def _play_table(
     rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
 ) -> SoloRecord:
@@ -184,4 +207,6 @@ GAME_TYPE = GameType(
     replay=replay_solo,
     layout=format_solo_layout,
     sample_game=_sample_game,
+    cards=_cards,
+    score=_score,
 )

@@ -31,6 +31,7 @@ import contextlib
 import datetime
 import functools
 import json
+import math
 import os
 import platform
 import signal
@@ -602,9 +603,11 @@ def bench_run(
     if games is not None and isinstance(spec_or_path, ExperimentSpec):
         spec = spec.with_units(games)
     largest = max(cell.shard_size for cell in spec.cells)
+    per_deal = math.lcm(*(cell.lineup.games_per_deal for cell in spec.cells))
     figures: dict[str, float] = {}
     for n in jobs:
-        warm = spec.with_units(min(spec.units, n * largest))
+        whole_deals = -(-n * largest // per_deal) * per_deal  # duplicate deals stay whole
+        warm = spec.with_units(min(spec.units, whole_deals))
         with tempfile.TemporaryDirectory() as out:
             started = time.perf_counter()
             run_experiment(warm, jobs=n, out=out, progress=False)

@@ -12,7 +12,8 @@ spawn keys:
 
 - game ``g`` of a cell (in a match: its games are numbered on from the match's first)
   is played with seed `game_seed` ``(root, g)``, a 63-bit integer stored in its rows,
-  so `rerun_game` replays any one game from its row;
+  so `rerun_game` replays any one game from its row; with duplicate deals
+  (`eleusis_lab.spec`), the seed of its deal, ``(root, g // k)`` for ``k`` agents;
 - the dealer of shard ``s`` draws rules with a generator on ``(root, 1, s)``, and is
   made fresh for each shard: a learning dealer learns over the games of one shard.
 
@@ -409,7 +410,7 @@ class _ShardPlayer:
         cell = self.cell
         chosen = None if self.dealer is None else self.dealer.choose_rule(self.rng)
         rule = None if chosen is None else _as_rule(chosen.rule)
-        seed = game_seed(cell.seed, number)
+        seed = game_seed(cell.seed, cell.lineup.deal(number))
         agents = [spec.make(self.game.agents.make) for _, spec in seats]
         watches = [_Watch(agent, seat, rule, cell.predictions) for seat, agent in enumerate(agents)]
         started = time.perf_counter()

@@ -33,10 +33,12 @@ The keys
     [config]                     # the game's options, e.g. ClassicConfig's
     hand_size = 13
 
-    [[lineups]]                  # one or more; or a top-level `agents = [...]`
+    [[lineups]]                  # one or more; or a top-level `agents = [...]`, with
+                                 #   its `rotate` and `duplicate` beside it
     name = "mixed"
     agents = ["bayes", "tree", {name = "bayes", grammar = "colours_suits"}]
     rotate = true                # seat s of game g gets agent (s + g) mod k
+    duplicate = false            # true: the k games of a deal share its seed (below)
 
     [grid]                       # every combination is a cell (times the line-ups)
     players = [3, 4, 5]
@@ -46,6 +48,15 @@ The agents of a line-up fill the seats in turn: with ``k`` agents and ``n`` play
 seat ``s`` of game ``g`` gets agent ``(s + g) mod k`` (``rotate = false``: ``s mod k``),
 so a mixed population has no agent always playing first. In a match the line-up gives
 the participants, rotated by the match number.
+
+Duplicate deals (``duplicate = true``, games only, with ``rotate = true``): the ``k``
+games ``k*d ... k*d + k - 1`` of a line-up of ``k`` agents are its ``k`` rotations of
+one deal ``d``, all played with the deal's seed, `eleusis_lab.shards.game_seed`
+``(seed, d)`` (the same cards dealt, and each seat the same random stream), so every
+agent meets the same cards from every seat and the luck of the deal cancels out of the
+comparison. ``games`` must then be a multiple of ``k``. A rule is not part of the deal:
+the dealer chooses each game's rule as usual (a fixed rule is the same in every game).
+Without duplicate deals, game ``g`` has seed ``game_seed(seed, g)``.
 
 Examples
 --------
@@ -76,7 +87,7 @@ import itertools
 import json
 import numbers
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,10 +124,14 @@ _KEYS = (
     "dealer",
     "config",
     "agents",
+    "rotate",
+    "duplicate",
     "lineups",
     "grid",
 )
-_LINEUP_KEYS = ("name", "agents", "rotate")
+#: How a line-up's agents take the seats; beside a top-level `agents` list, top-level keys.
+_SEATING_KEYS = ("rotate", "duplicate")
+_LINEUP_KEYS = ("name", "agents", *_SEATING_KEYS)
 _GRID_KEYS = ("game", "players", "seed", "dealer", "config")
 _DEFAULT_SHARD_SIZE = {"game": 100, "match": 10}
 
@@ -158,11 +173,30 @@ class AgentSpec:
 
 @dataclass(frozen=True)
 class Lineup:
-    """A named population of agents that fills the seats of a game in turn."""
+    """A named population of agents that fills the seats of a game in turn.
+
+    With ``duplicate``, the ``k`` games of a deal are the ``k`` rotations of the agents
+    (see the module docstring).
+    """
 
     name: str
     agents: tuple[AgentSpec, ...]
     rotate: bool = True
+    duplicate: bool = False
+
+    @property
+    def games_per_deal(self) -> int:
+        """Games played on one deal: the number of agents with duplicate deals, else 1."""
+        return len(self.agents) if self.duplicate else 1
+
+    def deal(self, game: int) -> int:
+        """The number of the deal game ``game`` is played on, which its seed derives from.
+
+        >>> duo = Lineup("x", (AgentSpec("random"), AgentSpec("oracle")), duplicate=True)
+        >>> [duo.deal(game) for game in range(5)]
+        [0, 0, 1, 1, 2]
+        """
+        return game // self.games_per_deal
 
     def slots(self, seats: int, turn: int) -> list[int]:
         """For each seat, the index in `agents` of the agent sitting there.
@@ -244,6 +278,8 @@ class Cell:
             "players": self.players,
             "lineup": [self.lineup.name, [a.to_dict() for a in self.lineup.agents]],
             "rotate": self.lineup.rotate,
+            # only when on: the keys, and so the shard files, of other specs stay as they were
+            **({"duplicate": True} if self.lineup.duplicate else {}),
             "dealer": self.dealer,
             "config": self.config,
             "seed": self.seed,
@@ -305,6 +341,7 @@ class ExperimentSpec:
     def with_units(self, units: int) -> ExperimentSpec:
         """The same spec with another number of games (or matches) per cell."""
         _whole(units, "games", self.source, minimum=1)
+        _check_deals(self.cells, units, "games", self.source)
         return ExperimentSpec(self.name, self.source, self.cells, units, self.out, self.data)
 
 
@@ -392,38 +429,66 @@ def _agents(value: Any, where: str, source: str, game: str) -> tuple[AgentSpec, 
     return tuple(_agent(entry, f"{where}[{i}]", source, game) for i, entry in enumerate(value))
 
 
-def _lineups(data: dict, source: str, games: set[str]) -> list[tuple[str, Lineup]]:
+def _lineups(data: dict, source: str, games: set[str], unit: str) -> list[tuple[str, Lineup]]:
     """The line-ups and the path of each, checked for every game the spec can play."""
     if ("agents" in data) == ("lineups" in data):
         raise ConfigError(
             f"{source}: give either `agents = [...]` (one line-up) or [[lineups]] tables,"
             " not both and not neither"
         )
-    if "agents" in data:
-        tables, where = [{"name": "default", "agents": data["agents"]}], ["agents"]
+    if "agents" in data:  # the one line-up's keys are written beside its agents
+        table = {key: data[key] for key in ("agents", *_SEATING_KEYS) if key in data}
+        tables, where = [{"name": "default", **table}], ["agents"]
     else:
+        for key in _SEATING_KEYS:
+            if key in data:
+                raise ConfigError(
+                    f"{source}: {key}: with [[lineups]] tables, write it in each of them"
+                )
         tables = data["lineups"]
         if not isinstance(tables, list) or not tables:
             raise ConfigError(f"{source}: lineups: expected one or more [[lineups]] tables")
         where = [f"lineups[{i}]" for i in range(len(tables))]
     lineups, names = [], set()
     for i, (table, path) in enumerate(zip(tables, where, strict=True)):
+        prefix = "" if "agents" in data else f"{path}."  # where the line-up's keys are
         if "agents" not in data:
             table = _table(table, path, source)
-            _unknown_keys(table, _LINEUP_KEYS, f"{path}.", source)
+            _unknown_keys(table, _LINEUP_KEYS, prefix, source)
             if "agents" not in table:
                 raise ConfigError(f"{source}: {path}: a line-up needs agents = [...]")
-        name = _text(table.get("name", f"lineup{i}"), f"{path}.name", source)
+        name = _text(table.get("name", f"lineup{i}"), f"{prefix}name", source)
         if name in names:
-            raise ConfigError(f"{source}: {path}.name: two line-ups are called {name!r}")
+            raise ConfigError(f"{source}: {prefix}name: two line-ups are called {name!r}")
         names.add(name)
-        agents_path = path if "agents" in data else f"{path}.agents"
         agents = None
         for game in sorted(games):
-            agents = _agents(table["agents"], agents_path, source, game)
-        rotate = _flag(table.get("rotate", True), f"{path}.rotate", source)
-        lineups.append((path, Lineup(name, agents, rotate)))
+            agents = _agents(table["agents"], f"{prefix}agents", source, game)
+        rotate = _flag(table.get("rotate", True), f"{prefix}rotate", source)
+        duplicate = _flag(table.get("duplicate", False), f"{prefix}duplicate", source)
+        if duplicate and not rotate:
+            raise ConfigError(
+                f"{source}: {prefix}duplicate: needs rotate = true (the games of a deal are"
+                " the rotations of the line-up)"
+            )
+        if duplicate and unit == "match":
+            raise ConfigError(
+                f"{source}: {prefix}duplicate: only for games = N (a match deals its own games)"
+            )
+        lineups.append((path, Lineup(name, agents, rotate, duplicate)))
     return lineups
+
+
+def _check_deals(cells: Sequence[Cell], units: int, where: str, source: str) -> None:
+    """`ConfigError` unless every duplicate deal is played from all its rotations."""
+    for cell in cells:
+        per_deal = cell.lineup.games_per_deal
+        if units % per_deal:
+            raise ConfigError(
+                f"{source}: {where}: {units} is not a multiple of {per_deal}: line-up"
+                f" {cell.lineup.name!r} plays each deal once per rotation of its"
+                f" {per_deal} agents (duplicate = true)"
+            )
 
 
 def _games_named(data: Mapping) -> list[str]:
@@ -538,7 +603,8 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     unit, count = ("game", "games") if "games" in data else ("match", "matches")
     units = _whole(data[count], count, source, minimum=1)
     if games is not None:
-        units = _whole(games, "games (override)", source, 1)
+        count = "games (override)"
+        units = _whole(games, count, source, minimum=1)
     deals = 2
     if "deals_per_player" in data:
         if unit != "match":
@@ -580,7 +646,7 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
                 f" the games: {', '.join(GAMES)}"
             )
     games_played = {game for _, game in named}
-    lineups = _lineups(data, source, games_played)
+    lineups = _lineups(data, source, games_played, unit)
     for game in sorted(games_played):
         if unit == "match" and not GAMES[game].has_dealer:
             raise ConfigError(
@@ -676,4 +742,5 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
             )
     if len({cell.key for cell in cells}) != len(cells):
         raise ConfigError(f"{source}: two cells of the grid have the same settings")
+    _check_deals(cells, units, count, source)
     return ExperimentSpec(name, source, tuple(cells), units, out, data)

@@ -224,6 +224,16 @@ def test_bench_run_prints_the_timings(capsys, tmp_path):
     assert code == 0 and "4 games in 2 shards" in out and "jobs=1:" in out
 
 
+def test_bench_run_warms_up_on_whole_duplicate_deals(capsys, tmp_path):
+    spec = tmp_path / "deals.toml"
+    spec.write_text(
+        'games = 6\nshard_size = 2\ndealer = "red(card)"\nagents = ["random", "oracle", "random"]\n'
+        "duplicate = true\n"
+    )
+    code, out, _ = run(capsys, "bench", "run", str(spec), "--jobs", "1")  # warm-up: 3 games
+    assert code == 0 and "6 games in 3 shards" in out
+
+
 def test_replay_reports_a_tampered_record(capsys, tmp_path):
     path = tmp_path / "game.json"
     run(capsys, "play", "--seed", "5", "--rule", "red(card)", "--json", str(path))

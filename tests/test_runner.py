@@ -198,6 +198,33 @@ def test_game_seeds_derive_from_the_root_seed_and_the_game_number(run):
     assert (per_cell.nunique(axis=1) == 1).all()
 
 
+def test_duplicate_deals_play_each_deal_once_per_rotation(tmp_path):
+    # three agents on three seats: the deal's three games; 9 games in shards of 4, so a
+    # deal spans two shards
+    spec = small(
+        games=9,
+        seed=5,
+        lineups=None,
+        grid=None,
+        agents=["random", "oracle", {"name": "oracle", "choice": "first"}],
+        duplicate=True,
+    )
+    table = run_experiment(spec, out=tmp_path / "one", progress=False)
+    games = table[table["seat"] == 0].set_index("game")
+    deals = games.index // 3
+    assert (games["seed"] == [game_seed(5, deal) for deal in deals]).all()
+    assert games.groupby(deals)["seed"].nunique().eq(1).all() and games["seed"].nunique() == 3
+    for _, deal in games.groupby(deals):
+        hands = [rerun_game(row).deal for _, row in deal.iterrows()]
+        assert hands[0] == hands[1] == hands[2]  # the same cards dealt to each seat
+    seating = table.groupby([table["game"] // 3, "seat"])["slot"]
+    assert all(sorted(slots) == [0, 1, 2] for _, slots in seating)  # each agent at each seat once
+    parallel = run_experiment(spec, out=tmp_path / "two", jobs=2, progress=False)
+    pd.testing.assert_frame_equal(stable(parallel), stable(table))
+    plain = run_experiment({**spec, "duplicate": False}, out=tmp_path / "plain", progress=False)
+    assert list(plain[plain["seat"] == 0]["seed"]) == [game_seed(5, g) for g in range(9)]
+
+
 def test_the_root_seed_changes_every_game(tmp_path):
     one = run_experiment(small(grid={"seed": [1, 2]}), out=tmp_path, progress=False)
     seeds = one[one["seat"] == 0].groupby("cell")["seed"].apply(list)

@@ -5,13 +5,16 @@ face-up card, ``"?QS"`` a secret face down, ``"7C?QS"`` a card covering a secret
 Seat 0 is hearts (row a), 1 diamonds (b), 2 clubs (c), 3 spades (d).
 """
 
+import ast
 import json
 import time
 from collections import Counter
+from pathlib import Path
 
 import matplotlib
 import pytest
 
+import eleusis_lab.secrets
 from eleusis_lab.cards import Card, parse_card, parse_cards, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.record import OVER_TIME, RAISED, RecordError
@@ -519,3 +522,33 @@ def test_action_text_round_trip():
         with pytest.raises(ValueError):
             parse_action(bad)
     assert isinstance(parse_action("a3/5C").card, Card)
+
+
+# -- the package ------------------------------------------------------------------------------
+
+#: What Secrets may import of the toolkit: the kernel, never a game of the Eleusis family.
+KERNEL = {
+    "eleusis_lab.agent",
+    "eleusis_lab.cards",
+    "eleusis_lab.engines",  # what every engine shares: seeds and faults
+    "eleusis_lab.errors",
+    "eleusis_lab.games._faults",  # ... as it was before it became eleusis_lab.engines
+    "eleusis_lab.games.table",
+    "eleusis_lab.record",
+    "eleusis_lab.registry",
+    "eleusis_lab.runner",
+}
+
+
+def test_secrets_rests_on_the_kernel_only():
+    package = Path(eleusis_lab.secrets.__file__).parent
+    imported = set()
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    toolkit = {name for name in imported if name.split(".")[0] == "eleusis_lab"}
+    outside = {name for name in toolkit if not name.startswith("eleusis_lab.secrets")}
+    assert outside <= KERNEL, sorted(outside - KERNEL)

@@ -1,5 +1,5 @@
 """The Secrets agents: their contract (a check in the spirit of check_agent), the registry
-and the heuristic's decisions on hand-built positions; the tournament's shape.
+and the heuristic's decisions on hand-built positions; tournaments on the runner.
 
 Secrets agents are not Eleusis agents: they live in their own entry-point group, so the
 Eleusis registry and conformance suite (tests/test_testing.py) never meet them.
@@ -8,6 +8,7 @@ Eleusis registry and conformance suite (tests/test_testing.py) never meet them.
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from eleusis_agents.secrets import (
@@ -17,8 +18,10 @@ from eleusis_agents.secrets import (
     exit_costs,
     position_value,
 )
+from eleusis_lab import load_results
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import parse_card
+from eleusis_lab.errors import ConfigError
 from eleusis_lab.registry import AgentSpecError, UnknownAgentError, available_agents, make_agent
 from eleusis_lab.secrets.agent import (
     SecretsAgent,
@@ -31,17 +34,20 @@ from eleusis_lab.secrets.agent import (
 )
 from eleusis_lab.secrets.game import (
     SecretsConfig,
+    SecretsRecord,
     play_secrets,
     replay_secrets,
     secrets_deal,
     secrets_outcome,
 )
-from eleusis_lab.secrets.moves import parse_action, parse_square
+from eleusis_lab.secrets.moves import JACK, parse_action, parse_square
 from eleusis_lab.secrets.state import SecretsState
 from eleusis_lab.secrets.tournament import (
     secrets_summary,
     secrets_tournament,
 )
+from eleusis_lab.shards import game_seed
+from eleusis_lab.storage import read_metadata
 
 #: Each registered agent as the checks play it (the search with a small budget: fast).
 CHECKED = {
@@ -188,35 +194,102 @@ def test_search_with_no_budget_plays_as_the_heuristic():
 # -- the tournament -----------------------------------------------------------------------------
 
 
-def test_tournament_rows_rotate_seats_and_share_deals():
-    rows = secrets_tournament(
-        [
-            "secrets-heuristic",
-            ("secrets-search", {"budget": 1, "horizon": 2}),
-            "secrets-random",
-            "secrets-random",
-        ],
-        games=4,
-        seed=3,
-    )
-    assert len(rows) == 16 and rows["deal"].nunique() == 1  # one deal, four rotations
+TOURNAMENT = [
+    "secrets-heuristic",
+    ("secrets-search", {"budget": 1, "horizon": 2}),
+    "secrets-random",
+    "secrets-random",
+]
+
+
+@pytest.fixture(scope="module")
+def tournament():
+    return secrets_tournament(TOURNAMENT, games=8, seed=3)
+
+
+def replayed(rows) -> SecretsRecord:
+    """The game of a tournament's rows, played again by its agents at its seed."""
+    entries = [TOURNAMENT[slot] for slot in rows["slot"]]
+    specs = [entry if isinstance(entry, tuple) else (entry, {}) for entry in entries]
+    agents = [make_secrets_agent(name, **params) for name, params in specs]
+    return play_secrets(agents, int(rows["seed"].iloc[0]))
+
+
+def test_a_tournament_plays_each_deal_from_every_seat(tournament):
+    rows = tournament
+    assert len(rows) == 32
+    deal = rows["game"] // 4
+    assert (rows["seed"] == [game_seed(3, d) for d in deal]).all()  # the runner's seeds
+    assert rows.groupby(deal)["seed"].nunique().eq(1).all() and rows["seed"].nunique() == 2
     for agent in ("secrets-heuristic", "secrets-search(budget=1, horizon=2)"):
-        assert sorted(rows.loc[rows["agent"] == agent, "seat"]) == [0, 1, 2, 3]
+        mine = rows[rows["agent"] == agent]
+        assert all(sorted(seats) == [0, 1, 2, 3] for _, seats in mine.groupby(deal)["seat"])
     assert (rows.groupby("game")["win"].sum() == 1.0).all()
-    again = secrets_tournament(
-        [
-            "secrets-heuristic",
-            ("secrets-search", {"budget": 1, "horizon": 2}),
-            "secrets-random",
-            "secrets-random",
-        ],
-        games=4,
-        seed=3,
-        n_jobs=2,
-    )
-    assert again.equals(rows)  # the rows do not depend on the number of processes
-    summary = secrets_summary(rows, by=["agent", "seat"])
-    assert summary["seats"].sum() == 16 and summary.index.names == ["agent", "seat"]
+    plain = secrets_tournament(TOURNAMENT[:2], games=4, seed=3, duplicate=False)
+    assert list(plain.groupby("game")["seed"].first()) == [game_seed(3, g) for g in range(4)]
+
+
+def test_tournament_rows_are_the_games_played_at_their_seeds(tournament):
+    for _, rows in tournament.groupby("game"):
+        record = replayed(rows)
+        assert list(rows["score"]) == list(record.scores)
+        assert list(rows["rank"]) == list(record.ranks)
+        assert list(rows["cards_left"]) == [len(hand) for hand in record.hands]
+        assert (rows["end"] == record.end).all() and rows["plays"].sum() == record.turns
+
+
+def test_tournament_rows_do_not_depend_on_the_workers():
+    duo = ["secrets-heuristic", "secrets-random"]
+    one = secrets_tournament(duo, games=12, seed=3)  # two shards
+    pd.testing.assert_frame_equal(secrets_tournament(duo, games=12, seed=3, n_jobs=2), one)
+
+
+def test_the_summary_counts_wins_places_and_jacks(tournament):
+    summary = secrets_summary(tournament, by=["agent", "seat"])
+    assert summary["seats"].sum() == 32 and summary.index.names == ["agent", "seat"]
+    by_agent = secrets_summary(tournament)
+    assert by_agent.loc["secrets-random", "seats"] == 16  # two entries, one agent
+    jacks = []  # the heuristic's jacks in hand at the end of each game, from the records
+    for _, rows in tournament.groupby("game"):
+        hands = replayed(rows).hands
+        seats = rows.loc[rows["agent"] == "secrets-heuristic", "seat"]
+        jacks += [sum(card.rank == JACK for card in hands[seat]) for seat in seats]
+    assert by_agent.loc["secrets-heuristic", "mean_jacks"] == pytest.approx(np.mean(jacks))
+
+
+def test_an_agent_object_plays_anew_from_its_class_and_parameters():
+    cautious = HeuristicSecretsAgent(caution=0.5)
+    rows = secrets_tournament([cautious, "secrets-random"], games=2, seed=4)
+    assert set(rows["agent"]) == {"HeuristicSecretsAgent(caution=0.5, beat=True)", "secrets-random"}
+    game = rows[rows["game"] == 1]
+    agents = [clone(cautious) if slot == 0 else RandomSecretsAgent() for slot in game["slot"]]
+    assert list(game["score"]) == list(play_secrets(agents, int(game["seed"].iloc[0])).scores)
+
+
+def test_a_kept_tournament_is_resumed(tmp_path):
+    first = secrets_tournament(["secrets-random"] * 2, games=4, seed=1, out=tmp_path)
+    assert len(load_results(tmp_path)) == 16
+    again = secrets_tournament(["secrets-random"] * 2, games=4, seed=1, out=tmp_path)
+    assert read_metadata(tmp_path)["runs"][-1]["shards_run"] == 0
+    pd.testing.assert_frame_equal(again, first)
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"agents": ["secrets-rnadom"]}, "spec: agents[0]: unknown agent 'secrets-rnadom'"),
+        ({"agents": ["random"]}, "spec: agents[0]: unknown agent 'random'"),
+        ({"games": 3}, "spec: games: 3 is not a multiple of 2"),
+        ({"seed": -1}, "spec: seed: must be >= 0, got -1"),
+        ({"config": {"max_turns": 9}}, "config must be a SecretsConfig"),
+        ({"agents": "secrets-random"}, "agents is a list of agent specs"),
+    ],
+)
+def test_bad_tournaments_are_config_errors(changes, expected):
+    call = {"agents": ["secrets-random"] * 2, "games": 2, "seed": 0, **changes}
+    with pytest.raises(ConfigError) as caught:
+        secrets_tournament(**call)
+    assert str(caught.value).startswith(expected)
 
 
 def test_outcome_for_the_runner():

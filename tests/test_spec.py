@@ -187,6 +187,28 @@ def test_the_messages_name_the_file(tmp_path):
             "spec: dealer.rule: the rule text does not parse: line 1, column 9: expected ')'",
         ),
         (base(matches=2, games=None), "spec: players: classic needs at least 3 participants"),
+        (base(duplicate="yes"), "spec: duplicate: expected true or false, got 'yes'"),
+        (base(rotate=False, duplicate=True), "spec: duplicate: needs rotate = true"),
+        (
+            base(
+                agents=None,
+                lineups=[{"agents": ["random"] * 2, "rotate": False, "duplicate": True}],
+            ),
+            "spec: lineups[0].duplicate: needs rotate = true",
+        ),
+        (
+            base(agents=None, lineups=[{"agents": ["random"] * 2}], duplicate=True),
+            "spec: duplicate: with [[lineups]] tables, write it in each of them",
+        ),
+        (
+            base(games=None, matches=2, agents=["random"] * 3, duplicate=True),
+            "spec: duplicate: only for games = N",
+        ),
+        (
+            base(games=5, duplicate=True),
+            "spec: games: 5 is not a multiple of 2: line-up 'default' plays each deal once per"
+            " rotation of its 2 agents (duplicate = true)",
+        ),
     ],
 )
 def test_bad_specs_name_the_key_and_the_reason(spec, expected):
@@ -207,6 +229,10 @@ def test_the_games_override_is_checked():
     assert load_spec(base(), games=7).units == 7
     assert message(base(), games=0) == "spec: games (override): must be >= 1, got 0"
     assert load_spec(base()).with_units(9).units == 9
+    duplicate = base(duplicate=True)
+    assert message(duplicate, games=7).startswith("spec: games (override): 7 is not a multiple")
+    with pytest.raises(ConfigError, match="spec: games: 9 is not a multiple of 2"):
+        load_spec(duplicate).with_units(9)
 
 
 # -- grid expansion -----------------------------------------------------------------------------
@@ -276,6 +302,18 @@ def test_agents_fill_the_seats_in_turn_and_rotate_with_the_game():
     assert sorted(tuple(lineup.slots(3, g)) for g in range(3)) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
 
 
+def test_duplicate_deals_group_the_games_of_a_lineup_by_rotation():
+    spec = load_spec(base(games=6, agents=["random", "oracle", "random"], duplicate=True))
+    lineup = spec.cells[0].lineup
+    assert (lineup.rotate, lineup.duplicate, lineup.games_per_deal) == (True, True, 3)
+    assert [lineup.deal(game) for game in range(6)] == [0, 0, 0, 1, 1, 1]
+    tables = base(agents=None, lineups=[{"agents": ["random"] * 2, "duplicate": True}])
+    assert load_spec(tables).cells[0].lineup.games_per_deal == 2
+    plain = load_spec(base()).cells[0].lineup
+    assert not plain.duplicate and [plain.deal(game) for game in range(3)] == [0, 1, 2]
+    assert not load_spec(base(rotate=False)).cells[0].lineup.rotate  # beside `agents`
+
+
 def test_a_cell_keeps_its_key_when_the_grid_grows():
     small = load_spec(base(grid={"players": [3]}))
     large = load_spec(base(grid={"players": [2, 3, 4]}))
@@ -294,6 +332,9 @@ def test_a_cell_key_changes_with_any_setting_that_shapes_its_rows():
         {"dealer": "black(card)"},
         {"agents": ["random", {"name": "oracle", "choice": "first"}]},
         {"name": "other"},
+        {"duplicate": True},
     ):
         assert load_spec(base(**changes)).cells[0].key != key, changes
     assert load_spec(base(games=99)).cells[0].key == key  # the count is not a setting
+    # the defaults written out are the defaults: the keys of older specs stay
+    assert load_spec(base(rotate=True, duplicate=False)).cells[0].key == key

@@ -4,5 +4,6 @@ A game of its own, with its own agents and no rule language, resting only on the
 toolkit's kernel (cards, records, the registries, the runner): `game` plays one game
 (`play_secrets`, and `GAME_TYPE`, its declaration), `state`, `moves` and `draw` hold
 the board, the moves and the pictures of it, `record` the record and its replay,
-`agent` the interface and registry of its players, and `tournament` many seeded games.
+`agent` the interface and registry of its players, and `tournament` tournaments of a
+line-up on the experiment runner.
 """

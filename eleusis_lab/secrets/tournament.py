@@ -1,116 +1,86 @@
-"""Tournaments of Secrets: many seeded games of a line-up, seats rotated, as a DataFrame.
+"""Tournaments of Secrets from Python: a line-up's games on the experiment runner.
 
-`secrets_tournament` plays ``games`` games of a line-up of Secrets agents and returns
-one row per game and seat; `secrets_summary` turns the rows into win rates and mean
-scores per agent (and per seat), in this process. The experiment runner plays Secrets
-too (``eleusis-lab run experiments/secrets_tournament.toml``: Parquet results, resume,
-workers, the report's tables per agent and seat); `eleusis_lab.secrets.game.secrets_outcome`
-is what its results table keeps of a record. What this function adds is duplicate deals.
+`secrets_tournament` writes the experiment spec of a line-up of Secrets agents and
+plays it with `eleusis_lab.runner.run_experiment`, the runner of every experiment, so
+seeds, seats, workers and resuming are the runner's; it returns the rows of the
+results table that mean something for Secrets, with each seat's place. With ``k``
+agents, seat ``s`` of game ``g`` gets agent ``(s + g) mod k``; with duplicate deals
+(the default) the ``k`` games of a deal share its seed, so each agent meets the same
+set-up from every seat (`eleusis_lab.spec`, ``duplicate = true``). `secrets_summary`
+turns the rows into win rates and mean scores per agent (and per seat).
 
-Seats and seeds, as in the experiment specs: with ``k`` agents in the line-up, seat
-``s`` of game ``g`` gets agent ``(s + g) mod k``. With ``duplicate=True`` (the default)
-the ``k`` games ``g = k*d ... k*d + k - 1`` share one deal ``d`` (seed
-`tournament_seed` ``(seed, d)``), so each agent meets the same cards from every
-rotation and the luck of the deal cancels out of the comparison.
+The same tournament as a spec file: ``game = "secrets"``, ``players = 4`` and a line-up
+with ``duplicate = true`` (``experiments/secrets_tournament.toml`` is one without it).
 
 Examples
 --------
 >>> rows = secrets_tournament(["secrets-heuristic", "secrets-random"], games=4, seed=0)
 >>> rows.shape, sorted(rows["agent"].unique())
-((16, 14), ['secrets-heuristic', 'secrets-random'])
+((16, 12), ['secrets-heuristic', 'secrets-random'])
+>>> rows.groupby("game")["seed"].first().nunique()  # two deals, each played twice
+2
 >>> summary = secrets_summary(rows)
 >>> list(summary.columns)
-['seats', 'win_rate', 'win_se', 'mean_score', 'mean_rank', 'own_jack_saved']
+['seats', 'win_rate', 'win_se', 'mean_score', 'mean_rank', 'mean_jacks']
 >>> float(summary["win_rate"].sum() * 2)  # each game's win is shared by 4 seats, 2 per agent
 1.0
 """
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from eleusis_lab.engines import check_seed, is_int
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.secrets.agent import SecretsAgent, clone, make_secrets_agent
-from eleusis_lab.secrets.game import SecretsConfig, play_secrets
-from eleusis_lab.secrets.moves import JACK, N_SEATS, QUEEN, SEAT_SUITS
-from eleusis_lab.secrets.record import SecretsRecord
+from eleusis_lab.runner import run_experiment
+from eleusis_lab.secrets.agent import SecretsAgent
+from eleusis_lab.secrets.game import GAME, SecretsConfig
+from eleusis_lab.secrets.moves import JACK, N_SEATS, card_points, deck_card
 
-__all__ = ["secrets_summary", "secrets_tournament", "tournament_seed"]
+__all__ = ["secrets_summary", "secrets_tournament"]
 
-_SUITS = ("clubs", "diamonds", "hearts", "spades")
 AgentSpec = str | SecretsAgent | Mapping[str, Any] | tuple[str, Mapping[str, Any]]
 
-
-def tournament_seed(seed: int, deal: int) -> int:
-    """The game seed of deal ``deal`` of a tournament with root ``seed`` (63 bits).
-
-    >>> tournament_seed(0, 0) != tournament_seed(0, 1), tournament_seed(0, 0) < 2**63
-    (True, True)
-    """
-    words = np.random.SeedSequence(seed, spawn_key=(deal,)).generate_state(2, np.uint32)
-    return (int(words[0]) << 31) ^ int(words[1])
-
-
-def _factory(spec: AgentSpec) -> tuple[str, Any]:
-    """A label and a maker of fresh agents for one entry of a line-up."""
-    if isinstance(spec, SecretsAgent):
-        return repr(spec), lambda: clone(spec)
-    if isinstance(spec, str):
-        make_secrets_agent(spec)  # fail early on an unknown name
-        return spec.strip(), lambda: make_secrets_agent(spec)
-    if isinstance(spec, tuple) and len(spec) == 2:
-        name, params = spec
-    elif isinstance(spec, Mapping) and "name" in spec:
-        params = {key: value for key, value in spec.items() if key != "name"}
-        name = spec["name"]
-    else:
-        raise ConfigError(
-            f"a line-up entry is a name, a SecretsAgent, {{'name': ..., params}} or"
-            f" (name, params); got {spec!r}"
-        )
-    params = dict(params)
-    make_secrets_agent(name, **params)
-    label = name if not params else f"{name}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
-    return label, lambda: make_secrets_agent(name, **params)
+#: A tournament's columns: the runner's that Secrets fills (``agent`` as the entry's
+#: label), and each seat's ``rank`` and ``win``.
+_COLUMNS = (
+    "game",
+    "seed",
+    "seat",
+    "slot",
+    "agent",
+    "score",
+    "rank",
+    "win",
+    "cards_left",
+    "plays",
+    "faults",
+    "end",
+)
+#: Games per shard: few, so that the workers share even a short tournament (a game of the
+#: search player takes seconds), and fixed, so that a kept tournament resumes whatever
+#: the number of workers.
+_SHARD_SIZE = 10
+#: A jack in hand is worth 1000 points, more than every other card together (444.36).
+_JACK_POINTS = card_points(deck_card(JACK, 0))
 
 
-def _rows(record: SecretsRecord, game: int, deal: int, labels: list[str]) -> list[dict]:
-    winners = len(record.winners)
-    rows = []
-    for seat in range(N_SEATS):
-        hand = record.hands[seat]
-        suit = SEAT_SUITS[seat]
-        rows.append(
-            {
-                "game": game,
-                "deal": deal,
-                "seed": record.seed,
-                "seat": seat,
-                "suit": _SUITS[suit],
-                "agent": labels[seat],
-                "score": record.scores[seat],
-                "rank": record.ranks[seat],
-                "win": (1.0 / winners) if record.ranks[seat] == 1 else 0.0,
-                "own_jack_saved": any(c.rank == JACK and c.suit == suit for c in hand),
-                "jacks": sum(card.rank == JACK for card in hand),
-                "queens": sum(card.rank == QUEEN for card in hand),
-                "turns": record.turns,
-                "end": record.end,
-            }
-        )
-    return rows
-
-
-def _play_game(game: int, k: int, seed: int, duplicate: bool, makers, labels, config):
-    deal = game // k if duplicate else game
-    order = [(seat + game) % k for seat in range(N_SEATS)]
-    agents = [makers[i]() for i in order]
-    record = play_secrets(agents, tournament_seed(seed, deal), config)
-    return _rows(record, game, deal, [labels[i] for i in order])
+def _entry(agent: AgentSpec) -> tuple[str, Any]:
+    """An agent's label in the rows, and its entry in the spec's line-up (checked there)."""
+    if isinstance(agent, SecretsAgent):  # made anew for each game from its class
+        cls = type(agent)
+        return repr(agent), {"name": f"{cls.__module__}:{cls.__qualname__}", **agent.get_params()}
+    if isinstance(agent, tuple) and len(agent) == 2 and isinstance(agent[1], Mapping):
+        agent = {"name": agent[0], **agent[1]}
+    if isinstance(agent, Mapping) and isinstance(agent.get("name"), str):
+        params = ", ".join(f"{key}={value!r}" for key, value in agent.items() if key != "name")
+        return (f"{agent['name']}({params})" if params else agent["name"]), agent
+    return str(agent).strip(), agent  # a name or "name(key=value, ...)"
 
 
 def secrets_tournament(
@@ -121,35 +91,52 @@ def secrets_tournament(
     duplicate: bool = True,
     n_jobs: int = 1,
     progress: bool = False,
+    out: str | Path | None = None,
 ) -> Any:
     """Play ``games`` games of Secrets with a line-up of agents, seats rotated.
 
     Parameters
     ----------
-    agents : sequence of 1 to 4 agent specs
-        A registered name (``"secrets-search"``), ``"module:Class"``, a `SecretsAgent`
-        (cloned for each game), ``{"name": ..., **params}`` or ``(name, params)``. Seat
-        ``s`` of game ``g`` gets entry ``(s + g) mod k``.
+    agents : sequence of agent specs
+        A registered name (``"secrets-search"``), ``"name(key=value, ...)"``,
+        ``"module:Class"``, ``{"name": ..., **params}``, ``(name, params)`` or a
+        `SecretsAgent` (made anew for each game from its class and parameters, so its
+        class must be importable by name; with ``n_jobs > 1``, from a module). Seat
+        ``s`` of game ``g`` gets entry ``(s + g) mod k``; with more than four, some sit
+        out each game.
     games : int
-        How many games.
+        How many games; with ``duplicate``, a multiple of the number of agents.
     seed : int
-        The root seed; every game's seed derives from it (`tournament_seed`).
+        The root seed of the runner (`eleusis_lab.shards.game_seed`).
     config : SecretsConfig, optional
         The game's options.
     duplicate : bool
-        Play each deal once per rotation (see the module's notes).
+        Play each deal once per rotation of the agents: games ``k*d ... k*d + k - 1``
+        share the seed of deal ``d``.
     n_jobs : int
-        Processes (joblib); the rows do not depend on it.
+        Worker processes of the runner; the rows do not depend on it.
     progress : bool
-        Show a progress bar (tqdm).
+        Show the runner's progress bar.
+    out : str or Path, optional
+        Keep the runner's results there (Parquet, `eleusis_lab.storage.load_results`),
+        so that the same call again plays only what is missing; default: a temporary
+        folder, removed.
 
     Returns
     -------
     pandas.DataFrame
-        One row per game and seat: ``game``, ``deal``, ``seed``, ``seat``, ``suit``,
-        ``agent`` (its label), ``score``, ``rank`` (1 best; ties share), ``win`` (1 for a
-        sole winner, 1/n on an n-way tie for first, else 0), ``own_jack_saved``,
-        ``jacks`` and ``queens`` in hand at the end, ``turns`` and ``end``.
+        One row per game and seat, from the runner's table: ``game``, ``seed``,
+        ``seat`` (0 hearts, 1 diamonds, 2 clubs, 3 spades), ``slot`` (the entry of
+        ``agents``), ``agent`` (its label), ``score``, ``rank`` (1 best; equal scores
+        share the best place), ``win`` (1 for a sole winner, 1/n on an n-way tie for
+        first, else 0), ``cards_left`` (in hand at the end), ``plays`` (turns
+        played), ``faults`` and ``end`` (how the game ended).
+
+    Raises
+    ------
+    ConfigError
+        For a bad agent, count, seed or option, in one line naming it as the spec does
+        (``spec: agents[1]: ...``).
 
     Examples
     --------
@@ -157,48 +144,32 @@ def secrets_tournament(
     >>> rows.groupby("game")["win"].sum().tolist()
     [1.0, 1.0]
     """
-    import pandas as pd
-
-    if not (is_int(games) and games >= 0):
-        raise ConfigError(f"games must be a whole number >= 0, got {games!r}")
-    seed = check_seed(seed)
-    if not 1 <= len(agents) <= N_SEATS:
-        raise ConfigError(f"a Secrets line-up has 1 to 4 agents, got {len(agents)}")
-    made = [_factory(spec) for spec in agents]
-    labels = [label for label, _ in made]
-    makers = [maker for _, maker in made]
-    k = len(made)
-    config = SecretsConfig() if config is None else config
-    numbers = range(games)
-    if progress:
-        from tqdm.auto import tqdm
-
-        numbers = tqdm(numbers, desc="secrets", unit="game")
-    if n_jobs == 1:
-        chunks = [_play_game(g, k, seed, duplicate, makers, labels, config) for g in numbers]
-    else:
-        from joblib import Parallel, delayed
-
-        chunks = Parallel(n_jobs=n_jobs)(
-            delayed(_play_game)(g, k, seed, duplicate, makers, labels, config) for g in numbers
-        )
-    columns = [
-        "game",
-        "deal",
-        "seed",
-        "seat",
-        "suit",
-        "agent",
-        "score",
-        "rank",
-        "win",
-        "own_jack_saved",
-        "jacks",
-        "queens",
-        "turns",
-        "end",
-    ]
-    return pd.DataFrame([row for chunk in chunks for row in chunk], columns=columns)
+    if isinstance(agents, str) or not isinstance(agents, Sequence):
+        raise ConfigError(f"agents is a list of agent specs, got {agents!r}")
+    if config is not None and not isinstance(config, SecretsConfig):
+        raise ConfigError(f"config must be a SecretsConfig, got {config!r}")
+    made = [_entry(agent) for agent in agents]
+    spec = {
+        "name": "secrets_tournament",
+        "game": GAME,
+        "players": N_SEATS,
+        "games": games,
+        "seed": seed,
+        "shard_size": _SHARD_SIZE,
+        "config": {} if config is None else config.to_dict(),
+        "agents": [entry for _, entry in made],
+        "duplicate": duplicate,
+    }
+    kept = contextlib.nullcontext(out) if out is not None else tempfile.TemporaryDirectory()
+    with kept as folder:
+        table = run_experiment(spec, jobs=n_jobs, out=folder, progress=progress)
+    rows = table.assign(agent=table["slot"].map(dict(enumerate(label for label, _ in made))))
+    # places compared in hundredths of a point, as secrets_ranks does
+    cents = (rows["score"] * 100).round()
+    rows["rank"] = cents.groupby(rows["game"]).rank(method="min", ascending=False).astype(int)
+    first = (rows["rank"] == 1).astype(float)
+    rows["win"] = first / first.groupby(rows["game"]).transform("sum")
+    return rows[list(_COLUMNS)]
 
 
 def secrets_summary(rows: Any, by: str | Sequence[str] = "agent") -> Any:
@@ -216,8 +187,9 @@ def secrets_summary(rows: Any, by: str | Sequence[str] = "agent") -> Any:
     pandas.DataFrame
         Per group: ``seats`` (seat-games played), ``win_rate`` (mean of ``win``; 0.25
         is par at four seats), ``win_se`` (its standard error), ``mean_score``,
-        ``mean_rank`` and ``own_jack_saved`` (the share of games the seat's own jack
-        ended in its hand), sorted by win rate.
+        ``mean_rank`` and ``mean_jacks`` (jacks in hand at the end, the seat's own
+        saved or another's taken with a queen: read off the score, since a jack is
+        1000 points and all the other cards together fewer), sorted by win rate.
 
     Examples
     --------
@@ -226,14 +198,14 @@ def secrets_summary(rows: Any, by: str | Sequence[str] = "agent") -> Any:
     FrozenList(['agent', 'seat'])
     """
     keys = [by] if isinstance(by, str) else list(by)
-    grouped = rows.groupby(keys)
+    grouped = rows.assign(jacks=rows["score"] // _JACK_POINTS).groupby(keys)
     summary = grouped.agg(
         seats=("win", "size"),
         win_rate=("win", "mean"),
         win_std=("win", "std"),
         mean_score=("score", "mean"),
         mean_rank=("rank", "mean"),
-        own_jack_saved=("own_jack_saved", "mean"),
+        mean_jacks=("jacks", "mean"),
     )
     summary.insert(2, "win_se", summary.pop("win_std").fillna(0.0) / np.sqrt(summary["seats"]))
     return summary.sort_values("win_rate", ascending=False)

@@ -532,7 +532,6 @@ KERNEL = {
     "eleusis_lab.cards",
     "eleusis_lab.engines",  # what every engine shares: seeds and faults
     "eleusis_lab.errors",
-    "eleusis_lab.games._faults",  # ... as it was before it became eleusis_lab.engines
     "eleusis_lab.games.table",
     "eleusis_lab.record",
     "eleusis_lab.registry",

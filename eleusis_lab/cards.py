@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,8 +35,13 @@ class CardError(ValueError):
     """A card token could not be read."""
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Card:
+class _CardFields(NamedTuple):
+    rank: int
+    suit: int
+    copy: int = 0
+
+
+class Card(_CardFields):
     """One playing card.
 
     Parameters
@@ -48,6 +54,12 @@ class Card:
         Which deck the card comes from when several decks are shuffled together;
         two cards with the same face and different copies are different cards.
 
+    Notes
+    -----
+    A card is a tuple ``(rank, suit, copy)``, ordered and hashed as one: nothing can
+    change it, not even ``object.__setattr__``, so the cards an engine hands to agents
+    (the decks it deals from are shared by every game of a process) are safe from them.
+
     Examples
     --------
     >>> Card(12, 2)
@@ -56,17 +68,20 @@ class Card:
     (37, 37)
     >>> Card(12, 2) == Card(12, 2, copy=1)
     False
+    >>> object.__setattr__(Card(12, 2), "rank", 1)
+    Traceback (most recent call last):
+    ...
+    AttributeError: can't set attribute
     """
 
-    rank: int
-    suit: int
-    copy: int = 0
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        if not (isinstance(self.rank, int) and 1 <= self.rank <= 13):
-            raise CardError(f"rank must be 1..13, got {self.rank!r}")
-        if not (isinstance(self.suit, int) and 0 <= self.suit <= 3):
-            raise CardError(f"suit must be 0..3, got {self.suit!r}")
+    def __new__(cls, rank: int, suit: int, copy: int = 0) -> Card:
+        if not (isinstance(rank, int) and 1 <= rank <= 13):
+            raise CardError(f"rank must be 1..13, got {rank!r}")
+        if not (isinstance(suit, int) and 0 <= suit <= 3):
+            raise CardError(f"suit must be 0..3, got {suit!r}")
+        return super().__new__(cls, rank, suit, copy)
 
     @property
     def face(self) -> int:

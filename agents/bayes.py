@@ -45,7 +45,7 @@ The model
   ``log prior_h + m_h log noise + (n - m_h) log (1 - noise)``. An update reads one
   packed row of the verdict table (the verdicts of all hypotheses on the play) and
   adds it to the counts; a prediction is one dot product per card. Both are numpy
-  passes over the hypotheses, never a Python loop over them.
+  passes over the hypotheses, never a Python loop over them (`eleusis_agents.posterior`).
 
 Policies (``policy``)
 ---------------------
@@ -101,6 +101,13 @@ import weakref
 import numpy as np
 
 from eleusis_agents.one_card_space import OneCardSpace, with_one_card
+from eleusis_agents.posterior import (
+    LaplaceFallback,
+    PrunedWeights,
+    Pruner,
+    count_mismatches,
+    weight_calling_right,
+)
 from eleusis_agents.solo_declaring import SoloDeclaring, calibration_map
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
@@ -120,21 +127,8 @@ POLICIES = ("auto", "greedy", "info_gain", "lookahead", "mix", "thompson")
 PRIORS = ("bits", "shortest", "uniform", "spread")
 _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
 _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
-_PRUNE = 40.0  # nats below the best hypothesis where predictions stop looking
-_SLACK = 10.0  # how far the best may fall before the candidates are chosen again
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
 _LEADERS = 256  # most probable hypotheses that tell whether a play can teach more
-
-
-class _Posterior:
-    """Unnormalised weights of the hypotheses (all, or the active ones), and the rest."""
-
-    __slots__ = ("weights", "active", "position", "total", "fallback", "rate")
-
-    def __init__(self, weights, active, position, total, fallback, rate):
-        self.weights, self.active = weights, active
-        self.position = position  # where each active hypothesis sits in a table row
-        self.total, self.fallback, self.rate = total, fallback, rate
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:
@@ -410,8 +404,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.check_params()
         self.history_: list[tuple[int, bool]] = []
         self.n_seen_ = 0  # plays in contexts of the space
-        self.n_right_ = 0
-        self.fallback_loglik_ = 0.0
+        self.fallback_ = LaplaceFallback()
         self.refuted_: list[int] = []  # hypotheses declared in solo, and so wrong
         self._load_space()
 
@@ -433,9 +426,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.mismatches_ = np.zeros(padded, dtype=np.uint16)
         for probe, right in getattr(self, "history_", ()):
             if probe >= 0:
-                self._count(probe, right)
+                count_mismatches(self.mismatches_, space, probe, right)
         self.posterior_cache_ = None
-        self.candidates_ = None
+        self.pruner_ = Pruner()
 
     def _acceptability(self) -> str:
         return resolve_acceptability(self.acceptability, self._game())
@@ -448,7 +441,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("space_", "log_prior_", "mismatches_", "posterior_cache_", "candidates_"):
+        for name in ("space_", "log_prior_", "mismatches_", "posterior_cache_", "pruner_"):
             state.pop(name, None)
         return state
 
@@ -458,77 +451,27 @@ class BayesAgent(SoloDeclaring, LearningAgent):
 
     # -- learning -----------------------------------------------------------------------
 
-    def _count(self, probe: int, right: bool) -> None:
-        verdicts = self.space_.verdict_rows(probe, stop=self.space_.padded_size)
-        if right:
-            np.logical_not(verdicts, out=verdicts)  # a mismatch: the hypothesis said wrong
-        np.add(self.mismatches_, verdicts, out=self.mismatches_)
-
     def learn(self, context: Context, card: Card, right: bool) -> None:
         self._ensure()
         right = bool(right)
         index = self.space_.context_index(context)
         probe = -1 if index is None else index * N_FACES + card.face
-        # The fallback's sequential (Laplace) prediction, before it sees this verdict.
-        rate = (self.n_right_ + 1) / (len(self.history_) + 2)
-        self.fallback_loglik_ += math.log(rate if right else 1 - rate)
+        self.fallback_.learn(right)
         self.history_.append((probe, right))
-        self.n_right_ += right
         if probe >= 0:
             self.n_seen_ += 1
-            self._count(probe, right)
+            count_mismatches(self.mismatches_, self.space_, probe, right)
         self.posterior_cache_ = None
 
-    def _posterior(self) -> _Posterior:
-        """The current posterior (cached until the next play is learned).
-
-        Hypotheses more than ``_PRUNE`` nats below the best weigh less than e**-40 each
-        (under 1e-11 together): predictions leave them out while they are many. A
-        hypothesis's weight never grows (mismatches only add up), so a pass over all of
-        them also notes those within ``_PRUNE + _SLACK`` nats of the best (the
-        candidates); until the best falls ``_SLACK`` nats, later passes need only visit
-        the candidates: every other hypothesis is still more than ``_PRUNE`` below.
-        """
-        if self.posterior_cache_ is not None:
-            return self.posterior_cache_
-        log_odds = np.float32(math.log(self.noise) - math.log1p(-self.noise))
-        shared = self.n_seen_ * math.log1p(-self.noise)  # every hypothesis's (1 - noise)**n
-        fallback_logw = -math.inf
-        if self.fallback > 0:
-            fallback_logw = math.log(self.fallback) + self.fallback_loglik_ - shared
-        candidates = self.candidates_
-        if candidates is not None:
-            logw = self.mismatches_[candidates[0]] * log_odds + self.log_prior_[candidates[0]]
-            best = float(logw.max()) if len(logw) else -math.inf
-            if best >= candidates[1] - _SLACK:
-                top = max(best, fallback_logw)
-                keep = logw > np.float32(top - _PRUNE)
-                active, logw = candidates[0][keep], logw[keep]
-                return self._cache(np.exp(logw - np.float32(top)), active, fallback_logw, top)
-        logw = self.mismatches_.astype(np.float32)
-        logw *= log_odds
-        logw += self.log_prior_
-        best = float(logw.max())
-        top = max(best, fallback_logw)
-        active = np.flatnonzero(logw > np.float32(top - _PRUNE))
-        self.candidates_ = None
-        if len(active) * 32 < len(logw):  # few: gathering many costs more than a full pass
-            near = np.flatnonzero(logw > np.float32(best - _PRUNE - _SLACK))
-            self.candidates_ = (near, best) if len(near) * 32 < len(logw) else None
-        if len(active) * 4 < len(logw):
-            return self._cache(np.exp(logw[active] - np.float32(top)), active, fallback_logw, top)
-        logw -= np.float32(top)
-        return self._cache(np.exp(logw, out=logw), None, fallback_logw, top)
-
-    def _cache(self, weights, active, fallback_logw: float, top: float) -> _Posterior:
-        self.posterior_cache_ = _Posterior(
-            weights,
-            active,
-            None if active is None else self.space_.bit_position(active),
-            float(weights.sum(dtype=np.float64)),
-            math.exp(fallback_logw - top),
-            (self.n_right_ + 1) / (len(self.history_) + 2),
-        )
+    def _posterior(self) -> PrunedWeights:
+        """The current posterior, without the hypotheses far below the best (`Pruner`);
+        cached until the next play is learned."""
+        if self.posterior_cache_ is None:
+            # the hypotheses' weights leave out the (1 - noise) of the plays they judged
+            fallback = self.fallback_.log_weight(self.fallback, self.noise, self.n_seen_)
+            self.posterior_cache_ = self.pruner_.weigh(
+                self.mismatches_, self.log_prior_, self.noise, fallback
+            )
         return self.posterior_cache_
 
     # -- predicting -----------------------------------------------------------------------
@@ -537,15 +480,9 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     def _said_right(self, probes: np.ndarray) -> np.ndarray:
         """Posterior weight of the hypotheses that say each probe is right."""
         post, space = self._posterior(), self.space_
-        if post.active is None:
-            return np.array(
-                [
-                    float(np.dot(post.weights, space.verdict_rows(p, stop=space.padded_size)))
-                    for p in probes
-                ]
-            )
-        said = space.verdict_bits(probes[:, None], post.position)
-        return said.astype(np.float32) @ post.weights
+        if post.active is None:  # a probe at a time: no (probes x hypotheses) float matrix
+            return np.array([float(weight_calling_right(space, p, post.weights)) for p in probes])
+        return weight_calling_right(space, probes, post.weights, post.position)
 
     def _right_probabilities(self, context: Context, faces) -> np.ndarray:
         """P(right) of each face in ``context``, vectorised over hypotheses."""
@@ -553,12 +490,13 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         post = self._posterior()
         index = self.space_.context_index(context)
         faces = np.asarray(faces, dtype=np.int64)
+        rate = self.fallback_.rate
         if index is None:  # a context the grammar cannot tell apart (e.g. an empty line)
-            return np.full(len(faces), post.rate)
+            return np.full(len(faces), rate)
         said_right = np.clip(self._said_right(index * N_FACES + faces), 0.0, post.total)
         eps = self.noise
         right = (1 - eps) * said_right + eps * (post.total - said_right)
-        return (right + post.fallback * post.rate) / (post.total + post.fallback)
+        return (right + post.fallback * rate) / (post.total + post.fallback)
 
     def predict_faces(self, context: Context) -> np.ndarray:
         """Probability that each of the 52 faces is right in ``context``."""
@@ -621,8 +559,8 @@ class BayesAgent(SoloDeclaring, LearningAgent):
             total = conditioned.sum()
             if total <= 0:
                 continue
-            nexts = self.space_.verdict_bits(after * N_FACES + faces[:, None], at)
-            p_next = (nexts.astype(np.float32) @ conditioned) / total
+            p_next = weight_calling_right(self.space_, after * N_FACES + faces, conditioned, at)
+            p_next /= total
             playable = faces != card.face  # the card just played is on the line
             if context.main_line:
                 playable &= faces != context.main_line[-1].face
@@ -732,7 +670,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     def _refute(self, hypothesis: int) -> None:
         self.refuted_.append(hypothesis)
         self.log_prior_[hypothesis] = -np.inf
-        self.posterior_cache_ = self.candidates_ = None
+        self.posterior_cache_ = None
 
     def _rule_text(self, hypothesis: int) -> str:
         return self.space_.text(hypothesis)

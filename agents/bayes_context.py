@@ -38,8 +38,9 @@ the one-card language: 156,313 base hypotheses).
 
 Inference is exact. Given the switch, a play tells only about the rule of the value it
 was played under: the posterior is one base-space posterior per (switch, value) *cell*,
-kept as mismatch counts, and a switch's evidence is the product of its cells'.
-Predictions mix, over the switches, the cell that the context selects.
+kept as mismatch counts (`eleusis_agents.posterior`), and a switch's evidence is the
+product of its cells'. Predictions mix, over the switches, the cell that the context
+selects.
 
 Examples
 --------
@@ -68,6 +69,14 @@ from eleusis_agents.bayes import (
     resolve_one_card,
 )
 from eleusis_agents.one_card_space import with_one_card
+from eleusis_agents.posterior import (
+    LaplaceFallback,
+    count_mismatches,
+    log_odds,
+    log_weights,
+    normalise,
+    weight_calling_right,
+)
 from eleusis_agents.solo_declaring import SoloDeclaring
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
@@ -362,8 +371,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         rest = (1 - self.plain) / max(len(sizes) - 1, 1)
         switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
         self.switch_log_prior_ = np.log(switch_prior)
-        self.plays_ = self.rights_ = 0
-        self.fallback_loglik_ = 0.0  # the fallback's (Laplace) predictions of the verdicts
+        self.fallback_ = LaplaceFallback()
         self.cells_ = {}  # cell -> (log evidence, posterior), computed when needed
         self.tops_ = {}  # (cell, k) -> the k most probable rules of the cell, best first
         self.behaviours_ = None  # `_behaviours`, until the next play or refutation
@@ -404,23 +412,20 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         return -1 if index is None else index * N_FACES + face
 
     def _count(self, probe: int, values: tuple, right: bool) -> None:
-        rate = (self.rights_ + 1) / (self.plays_ + 2)  # before it sees this verdict
-        self.fallback_loglik_ += math.log(rate if right else 1 - rate)
-        self.plays_ += 1
-        self.rights_ += right
-        said_right = None
-        if probe >= 0:
-            said_right = self.space_.verdict_rows(probe)
+        self.fallback_.learn(right)
+        cells = []  # the cells the play was made in, one per switch
         for s, value in enumerate(values):
             if value is None:  # the switch reads what is not there: every card is right
                 self.fixed_mismatches_[s] += not right
-            elif said_right is not None:
-                cell = self.first_cell_[s] + value
-                self.mismatches_[cell] += said_right != right
-                self.seen_[cell] += 1
-                self.cells_.pop(cell, None)
-                self.tops_.pop((cell, _ALTERNATIVES), None)
-                self.tops_.pop((cell, _LOOKAHEAD), None)
+            elif probe >= 0:
+                cells.append(self.first_cell_[s] + value)
+        if cells:
+            count_mismatches(self.mismatches_, self.space_, probe, right, rows=cells)
+        for cell in cells:
+            self.seen_[cell] += 1
+            self.cells_.pop(cell, None)
+            self.tops_.pop((cell, _ALTERNATIVES), None)
+            self.tops_.pop((cell, _LOOKAHEAD), None)
         self.behaviours_ = None
 
     def learn(self, context: Context, card: Card, right: bool) -> None:
@@ -431,10 +436,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     # -- the posterior --------------------------------------------------------------------
 
-    @property
-    def _log_odds(self) -> float:
-        return math.log(self.noise) - math.log1p(-self.noise)
-
     def _cell(self, cell: int) -> tuple[float, np.ndarray]:
         """A cell's log evidence and posterior over the base space."""
         if cell not in self.cells_:
@@ -442,12 +443,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             if self.seen_[cell] == 0:
                 self.cells_[cell] = (0.0, np.exp(log_prior))
             else:
-                logw = self.mismatches_[cell].astype(np.float32) * np.float32(self._log_odds)
-                logw += log_prior
-                top = float(logw.max())
-                weights = np.exp(logw - np.float32(top))
-                total = float(weights.sum(dtype=np.float64))
-                self.cells_[cell] = (top + math.log(total), weights / np.float32(total))
+                self.cells_[cell] = normalise(
+                    log_weights(self.mismatches_[cell], log_prior, self.noise)
+                )
         return self.cells_[cell]
 
     def _cell_prior(self, cell: int) -> np.ndarray:
@@ -473,17 +471,14 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
 
     def _switch_posterior(self) -> tuple[np.ndarray, float]:
         """The posterior probability of each switch, and of none of the hypotheses."""
-        log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * self._log_odds
+        log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * log_odds(self.noise)
         for s, switch in enumerate(self.switches_):
             first = self.first_cell_[s]
             for cell in range(first, first + len(switch.conditions)):
                 if self.seen_[cell]:
                     log_evidence[s] += self._cell(cell)[0]
         # The switches' evidence leaves out the (1 - noise) of every play: so does this.
-        fallback = -math.inf
-        if self.fallback > 0:
-            shared = self.plays_ * math.log1p(-self.noise)
-            fallback = math.log(self.fallback) + self.fallback_loglik_ - shared
+        fallback = self.fallback_.log_weight(self.fallback, self.noise, self.fallback_.plays)
         top = max(log_evidence.max(), fallback)
         weights, rest = np.exp(log_evidence - top), math.exp(fallback - top)
         total = weights.sum() + rest
@@ -501,7 +496,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         live = np.flatnonzero(weights > _LIVE)
         fixed = [s for s in live if values[s] is None]  # every card is right there
         switched = [s for s in live if values[s] is not None]
-        rate = (self.rights_ + 1) / (self.plays_ + 2)
+        rate = self.fallback_.rate
         mixed = np.full(len(faces), weights[fixed].sum() * (1 - self.noise) + fallback * rate)
         index = self.space_.context_index(context)
         if index is None or not switched:  # no last card: the base rules cannot tell
@@ -511,13 +506,13 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         for s in switched:
             cell = self.first_cell_[s] + values[s]
             cells.setdefault(self._prior_key(cell), [cell, 0.0])[1] += weights[s]
-        rows = self.space_.verdict_rows(index * N_FACES + faces)
         # P(right) is linear in each cell's posterior: mix the posteriors, then one product
         mixture, total = np.zeros(len(self.space_), np.float32), 0.0
         for cell, weight in cells.values():
             mixture += np.float32(weight) * self._cell(cell)[1]
             total += weight
-        said = np.clip(rows.astype(np.float32) @ mixture, 0.0, total)
+        said = weight_calling_right(self.space_, index * N_FACES + faces, mixture)
+        said = np.clip(said, 0.0, total)
         return mixed + (1 - self.noise) * said + self.noise * (total - said)
 
     def predict_faces(self, context: Context) -> np.ndarray:
@@ -594,8 +589,9 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
                     mixed.append(w)
             if not columns:
                 continue
-            nexts = self.space_.verdict_bits(after * N_FACES + faces[:, None], at)
-            said = nexts.astype(np.float32) @ np.stack(columns, axis=1)
+            said = weight_calling_right(
+                self.space_, after * N_FACES + faces, np.stack(columns, axis=1), at
+            )
             p_next = (said @ np.array(mixed) + fixed) / (sum(mixed) + fixed)
             playable = faces != card.face  # the card just played is on the line
             if context.main_line:

@@ -189,7 +189,8 @@ def test_predictions_agree_with_the_posterior_once_few_hypotheses_remain():
         ]
     )
     eps = agent.noise
-    rate = (agent.n_right_ + 1) / (len(agent.history_) + 2)
+    n_right = sum(right for _, right in agent.history_)
+    rate = (n_right + 1) / (len(agent.history_) + 2)
     expected = probabilities @ np.where(verdicts, 1 - eps, eps) + fallback * rate
     assert faces == pytest.approx(expected, abs=1e-6)
     assert ((faces >= 0) & (faces <= 1)).all()

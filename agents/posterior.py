@@ -1,0 +1,328 @@
+"""The posterior of the Bayesian agents over a hypothesis space, kept as mismatch counts.
+
+`eleusis_agents.bayes.BayesAgent` and `eleusis_agents.bayes_context.ContextBayesAgent`
+both judge the hypotheses of a space (`eleusis_lab.rules.space.PackedVerdicts`) by
+the same likelihood: the dealer's verdict disagrees with a hypothesis with
+probability ``noise``. After ``n`` plays, ``m_h`` of which hypothesis ``h`` judged
+differently from the dealer, its log posterior is, up to a constant,
+
+    log prior_h + m_h log noise + (n - m_h) log (1 - noise)
+
+Every hypothesis shares ``(1 - noise) ** n``, so the weights here leave it out:
+``log prior_h + m_h * log_odds(noise)``, in float32. This module is the one
+implementation of that posterior, for one row of counts (`BayesAgent`) or many rows
+over the same space (`ContextBayesAgent`'s cells):
+
+- `count_mismatches` adds a play to the counts, from the verdict table's row;
+- `log_weights` and `normalise` give a row's log evidence and posterior;
+- `Pruner` weighs a row leaving out the hypotheses far below the best
+  (`PrunedWeights`);
+- `weight_calling_right` sums the weights of the hypotheses that call probes right;
+- `LaplaceFallback` is the "none of the above" hypothesis both agents add.
+
+It reads the verdict table only through the space's `PackedVerdicts` methods.
+
+Examples
+--------
+Three hypotheses, a wrong ace of clubs and a right ace of diamonds (probes 0 and 13):
+
+>>> from eleusis_lab.rules.enumerate import build_space
+>>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
+>>> [space.text(h) for h in range(3)]
+['true', 'false', 'red(card)']
+>>> mismatches = np.zeros(len(space), np.uint16)
+>>> count_mismatches(mismatches, space, probe=0, right=False)
+>>> count_mismatches(mismatches, space, probe=13, right=True)
+>>> mismatches.tolist()
+[1, 1, 0]
+>>> uniform = np.log(np.full(3, 1 / 3, np.float32))
+>>> log_evidence, posterior = normalise(log_weights(mismatches, uniform, noise=0.1))
+>>> [round(float(p), 3) for p in posterior]  # 1/9 : 1/9 : 1, the odds of one mismatch
+[0.091, 0.091, 0.818]
+>>> round(math.exp(log_evidence), 4)  # (1/9 + 1/9 + 1) / 3
+0.4074
+>>> round(float(weight_calling_right(space, 13, posterior)), 3)  # true and red(card)
+0.909
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from eleusis_lab.rules.space import BitPosition, PackedVerdicts
+
+__all__ = [
+    "LaplaceFallback",
+    "PrunedWeights",
+    "Pruner",
+    "count_mismatches",
+    "log_odds",
+    "log_weights",
+    "normalise",
+    "weight_calling_right",
+]
+
+
+def log_odds(noise: float) -> float:
+    """What one mismatch adds to a hypothesis's log weight: ``log(noise / (1 - noise))``.
+
+    >>> round(log_odds(0.1), 4) == round(math.log(1 / 9), 4)
+    True
+    """
+    return math.log(noise) - math.log1p(-noise)
+
+
+def count_mismatches(
+    mismatches: np.ndarray, space: PackedVerdicts, probe: int, right: bool, rows=None
+) -> None:
+    """Add one play to ``mismatches``: one for each hypothesis whose verdict on ``probe``
+    is not ``right``.
+
+    Parameters
+    ----------
+    mismatches : ndarray of uint16, shape (size,) or (n_rows, size)
+        The counts of hypotheses ``0 .. size - 1`` (``size`` up to the space's
+        `padded_size`, whose padding counts too but weighs nothing), updated in place.
+    space : PackedVerdicts
+    probe : int
+        The play's probe (its context and face) in ``space``.
+    right : bool
+        The dealer's verdict.
+    rows : int or sequence of int, optional
+        The rows of a 2-D ``mismatches`` the play counts in (each at most once).
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules.enumerate import build_space
+    >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
+    >>> cells = np.zeros((2, len(space)), np.uint16)
+    >>> count_mismatches(cells, space, probe=0, right=True, rows=[1])  # ace of clubs
+    >>> cells.tolist()  # false and red(card) call it wrong
+    [[0, 0, 0], [0, 1, 1]]
+    """
+    mismatched = space.verdict_rows(probe, stop=mismatches.shape[-1])
+    if right:
+        np.logical_not(mismatched, out=mismatched)  # the hypotheses that said wrong
+    if rows is None:
+        np.add(mismatches, mismatched, out=mismatches)
+    else:
+        mismatches[rows] += mismatched
+
+
+def log_weights(mismatches: np.ndarray, log_prior: np.ndarray, noise: float) -> np.ndarray:
+    """The log weight of each hypothesis, float32: ``mismatches * log_odds(noise) +
+    log_prior``, leaving out the ``(1 - noise) ** n`` all hypotheses share.
+
+    >>> log_weights(np.array([0, 2], np.uint16), np.zeros(2, np.float32), 0.5).tolist()
+    [0.0, 0.0]
+    >>> float(log_weights(np.array([1], np.uint16), np.zeros(1, np.float32), 0.1)[0])
+    -2.1972...
+    """
+    logw = mismatches.astype(np.float32)
+    logw *= np.float32(log_odds(noise))
+    logw += log_prior
+    return logw
+
+
+def normalise(logw: np.ndarray) -> tuple[float, np.ndarray]:
+    """The log evidence of a row of log weights (`log_weights`): the log of their
+    exponentials' sum; and its posterior, float32, summing to one.
+
+    >>> log_evidence, posterior = normalise(np.log(np.array([1, 3], np.float32)))
+    >>> round(math.exp(log_evidence), 5), posterior.tolist()
+    (4.0, [0.25, 0.75])
+    """
+    top = float(logw.max())
+    weights = np.exp(logw - np.float32(top))
+    total = float(weights.sum(dtype=np.float64))
+    return top + math.log(total), weights / np.float32(total)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PrunedWeights:
+    """A posterior's weights, unnormalised, from `Pruner.weigh`.
+
+    Attributes
+    ----------
+    weights : ndarray of float32
+        The weights of every hypothesis of the row (``active`` None), or of the
+        ``active`` ones; the best weight (or the fallback's) is 1.
+    active : ndarray of int or None
+        The hypotheses ``weights`` are of, ascending; None for all of them.
+    position : BitPosition or None
+        Where the ``active`` hypotheses sit in a table row (for `weight_calling_right`).
+    total : float
+        The sum of ``weights``, in float64.
+    fallback : float
+        The fallback's weight, on the same scale.
+    """
+
+    weights: np.ndarray
+    active: np.ndarray | None
+    position: BitPosition | None
+    total: float
+    fallback: float
+
+
+class Pruner:
+    """Weighs one row of mismatch counts, leaving out the hypotheses far below the best.
+
+    Hypotheses more than ``prune`` nats below the best weigh less than ``e**-prune``
+    each: while they are many, the weights leave them out. A hypothesis's weight never
+    grows (counts only add up, and a prior only falls), so a pass over all of them also
+    notes those within ``prune + slack`` nats of the best (the candidates); until the
+    best falls ``slack`` nats, later passes need only visit the candidates: every other
+    hypothesis is still more than ``prune`` below. Hence one `Pruner` per row, for as
+    long as its counts only add up.
+
+    Examples
+    --------
+    Ten hypotheses, two of which explain the plays better than the rest by far:
+
+    >>> mismatches = np.array([0, 1, 5, 5, 5, 5, 5, 5, 5, 5], np.uint16)
+    >>> uniform = np.zeros(10, np.float32)
+    >>> post = Pruner(prune=10.0).weigh(mismatches, uniform, 0.01, fallback_log_weight=-12.0)
+    >>> post.active.tolist(), [round(float(w), 4) for w in post.weights]  # 1, 1/99
+    ([0, 1], [1.0, 0.0101])
+    >>> round(post.total, 4), post.fallback == math.exp(-12)
+    (1.0101, True)
+    """
+
+    def __init__(self, prune: float = 40.0, slack: float = 10.0):
+        self.prune, self.slack = prune, slack
+        self.candidates: tuple[np.ndarray, float] | None = None  # (hypotheses, best then)
+
+    def weigh(
+        self,
+        mismatches: np.ndarray,
+        log_prior: np.ndarray,
+        noise: float,
+        fallback_log_weight: float,
+    ) -> PrunedWeights:
+        """The weights of the row (`log_weights`) and of the fallback, shifted so that the
+        largest is 1, without the hypotheses more than ``prune`` nats below it.
+
+        ``fallback_log_weight``: the fallback's log weight on the scale of
+        `log_weights` (`LaplaceFallback.log_weight`), ``-inf`` for none.
+        """
+        if self.candidates is not None:
+            near, best_then = self.candidates
+            logw = log_weights(mismatches[near], log_prior[near], noise)
+            best = float(logw.max()) if len(logw) else -math.inf
+            if best >= best_then - self.slack:
+                top = max(best, fallback_log_weight)
+                keep = logw > np.float32(top - self.prune)
+                weights = np.exp(logw[keep] - np.float32(top))
+                return _pruned(weights, near[keep], fallback_log_weight, top)
+        logw = log_weights(mismatches, log_prior, noise)
+        best = float(logw.max())
+        top = max(best, fallback_log_weight)
+        active = np.flatnonzero(logw > np.float32(top - self.prune))
+        self.candidates = None
+        if len(active) * 32 < len(logw):  # few: gathering many costs more than a full pass
+            near = np.flatnonzero(logw > np.float32(best - self.prune - self.slack))
+            self.candidates = (near, best) if len(near) * 32 < len(logw) else None
+        if len(active) * 4 < len(logw):
+            return _pruned(np.exp(logw[active] - np.float32(top)), active, fallback_log_weight, top)
+        logw -= np.float32(top)
+        return _pruned(np.exp(logw, out=logw), None, fallback_log_weight, top)
+
+
+def _pruned(weights, active, fallback_log_weight: float, top: float) -> PrunedWeights:
+    return PrunedWeights(
+        weights,
+        active,
+        None if active is None else PackedVerdicts.bit_position(active),
+        float(weights.sum(dtype=np.float64)),
+        math.exp(fallback_log_weight - top),
+    )
+
+
+def weight_calling_right(
+    space: PackedVerdicts, probes, weights: np.ndarray, hypotheses=None
+) -> np.ndarray:
+    """The summed weight of the hypotheses that call each of ``probes`` right.
+
+    Parameters
+    ----------
+    space : PackedVerdicts
+    probes : int or array of int
+        Probes of ``space``.
+    weights : ndarray of float32, shape (k,) or (k, c)
+        The weights of ``k`` hypotheses (``c`` columns of them: one sum per column).
+    hypotheses : array of int or BitPosition, optional
+        The hypotheses the weights are of (computing their `bit_position` once saves
+        work in a loop); by default ``0 .. k - 1``.
+
+    Returns
+    -------
+    ndarray of float32, shape ``(*probes.shape, *weights.shape[1:])``
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules.enumerate import build_space
+    >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
+    >>> weights = np.array([0.5, 0.25, 0.25], np.float32)  # true, false, red(card)
+    >>> weight_calling_right(space, [0, 13], weights).tolist()  # ace of clubs, diamonds
+    [0.5, 0.75]
+    >>> weight_calling_right(space, [0, 13], weights[[2]], hypotheses=[2]).tolist()
+    [0.0, 0.25]
+    """
+    probes = np.asarray(probes)
+    if hypotheses is None:
+        said_right = space.verdict_rows(probes, stop=len(weights))
+    else:
+        said_right = space.verdict_bits(probes[..., None], hypotheses)
+    return said_right.astype(np.float32) @ weights
+
+
+@dataclasses.dataclass
+class LaplaceFallback:
+    """The "none of the above" hypothesis: it calls every card right with the
+    Laplace-smoothed rate of right verdicts so far, ``(rights + 1) / (plays + 2)``.
+
+    Examples
+    --------
+    >>> fallback = LaplaceFallback()
+    >>> for right in (True, True, False):
+    ...     fallback.learn(right)
+    >>> fallback.rate  # (2 + 1) / (3 + 2)
+    0.6
+    >>> round(math.exp(fallback.log_likelihood), 6) == round(1 / 2 * 2 / 3 * 1 / 4, 6)
+    True
+    """
+
+    plays: int = 0
+    rights: int = 0
+    log_likelihood: float = 0.0  # of the verdicts, each predicted before it was seen
+
+    @property
+    def rate(self) -> float:
+        """The probability it gives the next play of being right."""
+        return (self.rights + 1) / (self.plays + 2)
+
+    def learn(self, right: bool) -> None:
+        """Score its prediction of a verdict, then count the verdict."""
+        rate = self.rate
+        self.log_likelihood += math.log(rate if right else 1 - rate)
+        self.plays += 1
+        self.rights += bool(right)
+
+    def log_weight(self, prior: float, noise: float, shared_plays: int) -> float:
+        """Its log posterior weight on the scale of `log_weights`, which leave out the
+        ``(1 - noise)`` of the ``shared_plays`` plays every hypothesis was judged on;
+        ``-inf`` for a prior of 0.
+
+        >>> fallback = LaplaceFallback()
+        >>> fallback.learn(True)  # predicted at 1/2
+        >>> round(fallback.log_weight(0.1, 0.2, 1), 6) == round(math.log(0.1 * 0.5 / 0.8), 6)
+        True
+        >>> fallback.log_weight(0.0, 0.2, 1)
+        -inf
+        """
+        if prior <= 0:
+            return -math.inf
+        return math.log(prior) + self.log_likelihood - shared_plays * math.log1p(-noise)

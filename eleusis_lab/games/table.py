@@ -5,12 +5,13 @@ Every engine has the same shape, ``play(rule, agents, seed, config) -> record``,
 frozen dataclass of options that an experiment spec's ``[config]`` table is handed to.
 Records differ from game to game, so each `GameType` also says what a results table
 keeps of one (`Outcome`), how its record is read, replayed and laid out, its match, its
-players and its title. The command line, the runner, `eleusis_lab.record.replay`,
-`eleusis_lab.testing` and the human seat read `GAMES`; a game's declaration lives in its
-own module (``GAME_TYPE``) and is registered as an entry point of the group
-``eleusis_lab.games`` (the project's ``pyproject.toml`` registers its six), so an
-installed package adds a game with one module and one line; `register_game` adds one
-in a running process.
+players and its title, and what a person is shown of it (at a human seat, when it is
+stopped early). The command line, the runner, `eleusis_lab.record.replay`,
+`eleusis_lab.testing`, `eleusis_lab.stopped` and the human seat read `GAMES`; a game's
+declaration lives in its own module (``GAME_TYPE``) and is registered as an entry point
+of the group ``eleusis_lab.games`` (the project's ``pyproject.toml`` registers its six),
+so an installed package adds a game with one module and one line; `register_game` adds
+one in a running process.
 
 The games and what a results row keeps of them (one row per game and seat):
 
@@ -55,13 +56,17 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eleusis_lab.agent import Agent, Event
+from eleusis_lab.agent import Agent, Event, GameInfo
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.people import SeatView
 from eleusis_lab.plugins import Plugins
 from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
+
+if TYPE_CHECKING:
+    from eleusis_lab.stopped import GameSoFar
 
 __all__ = [
     "DEFAULT_GAME",
@@ -265,6 +270,16 @@ class GameType:
         ``sample_game(agent, seed) -> record``: one game with ``agent`` at some seat and
         random players in the others, the agent's faults raised; what
         `eleusis_lab.testing.check_declared_games` plays for an agent of this game.
+    seat_view : callable
+        ``seat_view(info, title, turn_cap) -> SeatView``, usually a subclass of
+        `eleusis_lab.games.people.SeatView`: what a person at a human seat
+        (`eleusis_agents.human.HumanAgent`) is shown of the game beyond the table and
+        the plays. By default the generic `SeatView`.
+    scores_so_far : callable or None
+        ``scores_so_far(game) -> list of str``: the scores of a game stopped before its
+        end, from what a human seat saw (`eleusis_lab.stopped.GameSoFar`), as
+        `eleusis_lab.stopped.stopped_report` shows them; None: the game has no scores
+        before its end.
     """
 
     name: str
@@ -288,6 +303,8 @@ class GameType:
     default_players: int | None = None
     default_agent: str = "random"
     sample_game: Callable[[Agent, int], Any] | None = None
+    seat_view: Callable[[GameInfo, str, int | None], SeatView] = SeatView
+    scores_so_far: Callable[[GameSoFar], list[str]] | None = None
 
     @property
     def label(self) -> str:

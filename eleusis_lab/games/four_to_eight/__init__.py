@@ -35,8 +35,9 @@ recorded as a `eleusis_lab.record.Fault` and replaced by the first card it could
 
 The package: the engine (`engine`), its replay (`replay`), its layout (`layout`), the
 scores (`scoring`), a match where every participant deals once (`match`), and here the
-game's declaration, `GAME_TYPE`. The record is classic's, and so are the engine loop and
-most of the replay (`eleusis_lab.games.classic`).
+game's declaration, `GAME_TYPE`. The record is classic's, and so are the engine loop,
+most of the replay and what a person at a human seat is shown
+(`eleusis_lab.games.classic`).
 
 Examples
 --------
@@ -53,6 +54,7 @@ from __future__ import annotations
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.games.classic import GameRecord, classic_outcome
+from eleusis_lab.games.classic.people import ClassicView
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
     PLAYERS,
@@ -104,4 +106,5 @@ GAME_TYPE = GameType(
     match_type=FourToEightMatch,
     default_players=3,
     sample_game=_sample_game,
+    seat_view=ClassicView,
 )

@@ -153,3 +153,25 @@ def test_the_command_line_stops_a_registered_game_with_its_scores(toy, capsys, m
         "game stopped: the player at seat 0 quit the game\n"
         "the secret rule: red(card)\npoints so far: [0, 1]\n"
     )
+
+
+def test_the_command_line_plays_a_game_as_it_declares_for_people(toy, capsys):
+    argv = ["play", "--game", toy.name, "--agents", "oracle", "--seed", "1"]
+    assert main([*argv, "--beliefs"]) == 2
+    err = capsys.readouterr().err
+    assert err == "eleusis-lab: --beliefs is for solo: ten-cards does not show an agent's beliefs\n"
+    told = []
+
+    def for_people(rule, agents, seed, config):
+        told.append("for people")
+        return toy.play(rule, agents, seed, config)
+
+    def beliefs(rule, agents, seed, config):
+        return toy.play(rule, agents, seed, config), "what the agents believed"
+
+    declared = dataclasses.replace(toy, play_for_people=for_people, beliefs=beliefs)
+    register_game(declared, replace=True)
+    assert main(argv) == 0 and told == ["for people"]
+    assert capsys.readouterr().out.startswith("ten cards, rule ")
+    assert main([*argv, "--beliefs"]) == 0 and told == ["for people"]
+    assert capsys.readouterr().out.startswith("what the agents believed\n\nten cards, rule ")

@@ -172,6 +172,26 @@ def _play_table(
     return play_solo(rule, _one_seat(agents), seed, config)
 
 
+def _play_for_people(
+    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
+) -> SoloRecord:
+    """`_play_table`, and a seat that hears how its declarations were judged
+    (``hear_judgement``, as the human seat does) is told after every turn: a person sees
+    a counter-example to a wrong declaration."""
+    agent = _one_seat(agents)
+    return play_solo(rule, agent, seed, config, on_turn=getattr(agent, "hear_judgement", None))
+
+
+def _beliefs(
+    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
+) -> tuple[SoloRecord, str]:
+    """The game of `_play_table` and the agent's beliefs turn by turn, laid out."""
+    from eleusis_lab.games.solo.beliefs import format_beliefs, solo_beliefs  # pandas: when asked
+
+    record, beliefs = solo_beliefs(rule, _one_seat(agents), seed, config)
+    return record, format_beliefs(beliefs)
+
+
 def _sample_game(agent: Agent, seed: int) -> SoloRecord:
     """A solo game of ``red(card)`` (black starters are refused)."""
     return play_solo("red(card)", agent, seed, SoloConfig(on_fault="raise"))
@@ -193,4 +213,6 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     seat_view=SoloView,
     scores_so_far=solo_scores_so_far,
+    beliefs=_beliefs,
+    play_for_people=_play_for_people,
 )

@@ -2,29 +2,33 @@
 
 Before each decision it shows what that person may see: what happened since his
 previous decision (every play and its verdict, from ``observe``), the end of the main
-line with the wrong cards under the card they were played on, the other players' wrong
-cards (or, in New Eleusis, their hand sizes, the Prophet and the expelled players), and
-his hand. Then it reads an answer: a card such as ``QH``, ``10h``, ``TH`` or ``A♣``; in
-New Eleusis a string of up to 4 cards (``3H 5D 7C``) or ``none``; ``r``/``w`` (also
-``y``/``n``) for a Delphi prediction or a Prophet's call; ``y``/``n`` for becoming the
-Prophet; rule text (or an empty line) for a solo declaration. Bad input gets a one-line
-reason and the question again; ranks are read only as the help lists them (A, 2..10 or
-T, J, Q, K): ``11h`` or ``1h`` is refused with the card to type (``JH``, ``AH``) rather
-than read silently. Everywhere ``?`` or ``help`` lists what can be typed, ``t`` or
-``table`` shows the whole main line, and ``q`` or ``quit`` (or the end of the input)
-raises `PlayerQuit`.
+line with the wrong cards under the card they were played on, the state of the game,
+and his hand. Then it reads an answer: a card such as ``QH``, ``10h``, ``TH`` or
+``A♣``; in New Eleusis a string of up to 4 cards (``3H 5D 7C``) or ``none``;
+``r``/``w`` (also ``y``/``n``) for a Delphi prediction or a Prophet's call; ``y``/``n``
+for becoming the Prophet; rule text (or an empty line) for a solo declaration. Bad
+input gets a one-line reason and the question again; ranks are read only as the help
+lists them (A, 2..10 or T, J, Q, K): ``11h`` or ``1h`` is refused with the card to type
+(``JH``, ``AH``) rather than read silently. Everywhere ``?`` or ``help`` lists what can
+be typed, ``t`` or ``table`` shows the whole main line, and ``q`` or ``quit`` (or the
+end of the input) raises `PlayerQuit`.
 
-What else the person is shown: in phase 2 of classic Eleusis and of the 4-8 player
-variant, the turn and the cap (``max_turns``, 1,000); in solo, "turn N of 30", what a
-correct declaration now would score, the card drawn, and after a wrong declaration a
-counter-example, when the engine tells the judgement (``play_solo(...,
-on_turn=agent.hear_judgement)``, as ``eleusis-lab play`` does).
+The seat names no game. What differs from game to game it asks the game's view, made
+at the start of each game (``view_``) from the game's declaration (`GameType.seat_view`,
+an `eleusis_lab.games.people.SeatView` in the game's package,
+``eleusis_lab.games.<game>.people``; the generic one for a game that declares none):
+the opening line; the status under the table (the others' wrong cards; the phase and,
+in phase 2, its turn and cap; New Eleusis' hands and Prophet; Delphi's chips; solo's
+turn of 30 and what a correct declaration would score); how an event reads; whether the
+hand is shown; and what follows the events (solo: the card drawn, and a wrong
+declaration with its counter-example when the engine tells the judgement to
+``hear_judgement``, as ``eleusis-lab play`` has it do).
 
 `PlayerQuit` is a ``KeyboardInterrupt``: the game engines catch only ``Exception`` (an
 agent's fault becomes a substitute move), so quitting stops the game at once, whatever
 its ``on_fault``; ``str(error)`` says who quit. ``eleusis-lab play`` then shows the
 secret rule and the scores so far (`eleusis_lab.stopped.stopped_report`, from the
-events the seat saw, ``seen_``) and exits 0, or 130 after Ctrl-C.
+events the seat saw, ``seen_``, and its ``view_``) and exits 0, or 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -32,20 +36,16 @@ from __future__ import annotations
 import re
 import sys
 import textwrap
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove
 from eleusis_lab.cards import SUIT_NAMES, Card, CardError, format_cards, parse_card, parse_cards
-from eleusis_lab.games.classic import ClassicConfig
-from eleusis_lab.games.four_to_eight import FourToEightConfig
-from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, solo_score
+from eleusis_lab.games.people import SeatView
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import RuleSyntaxError, parse
-from eleusis_lab.text import plural
 
 __all__ = ["HumanAgent", "PlayerQuit"]
 
@@ -54,15 +54,8 @@ RECENT_LINES = 16  # at most this many lines of "since your last decision"
 _COLUMNS = 13  # main-line cards per row of the table
 _CELL = 5
 _LABEL = 8
-_WIDTH = 100  # a terminal's width, for the lines that can grow
 _TIMES = {1: "once", 2: "twice"}
 _MAX_ROWS = 6  # wrong cards shown under one main-line card
-#: The turn caps a person is shown: solo's turns, the phase-2 turns of the others.
-_TURN_CAPS = {
-    "solo": MAX_TURNS,
-    "classic": ClassicConfig().max_turns,
-    "four-to-eight": FourToEightConfig().max_turns,
-}
 _QUIT = ("q", "quit")
 _HELP = ("?", "help")
 _TABLE = ("t", "table")
@@ -107,10 +100,18 @@ class HumanAgent(Agent):
         How many main-line cards (the last ones) the table shows before each decision;
         ``t`` shows them all.
     max_turns : int or None
-        The game's cap on turns, shown to the person: solo's turns (``SoloConfig``),
-        the phase-2 turns of classic Eleusis and of the 4-8 player variant. ``None``:
-        the default of the game's config (30 and 1,000), which ``eleusis-lab play``
-        always plays.
+        The game's cap on turns, shown to the person where the game's view shows one
+        (solo's turns, the phase-2 turns of classic Eleusis and of the 4-8 player
+        variant). ``None``: the default of the game's ``max_turns`` option (30 and
+        1,000), which ``eleusis-lab play`` always plays.
+
+    Attributes
+    ----------
+    seen_ : list of Event
+        Every public event of the game so far.
+    view_ : SeatView
+        The game's view (`eleusis_lab.games.table.GameType.seat_view`), with what it
+        was told of the game.
 
     Notes
     -----
@@ -177,40 +178,19 @@ class HumanAgent(Agent):
         self.recent_: list[Event] = []  # the events since the person's last decision
         self.under_: dict[int, list[str]] = {}  # main-line position -> wrong cards played on it
         self.declared_rules_: set[str] = set()
-        self.prophet_: int | None = None  # New Eleusis: the Prophet at the last table shown
-        self.said_: dict[Card, bool] = {}  # Delphi: the person's tokens for the next card
-        self.chips_ = 0  # Delphi: the person's chips
         self.notes_: dict[int, str] = {}  # index in recent_ -> what to add to that event
-        self.rule_told_: str | None = None  # solo: a declaration not yet told to be wrong
-        self.counter_example_: str | None = None  # solo: where that declaration is wrong
-        self.wrong_declarations_ = 0  # solo: the declarations told to be wrong
-        self.played_from_: tuple[Observation, Card] | None = None  # solo: the last play
-        self.seen_: list[Event] = []  # every event of the game, for `stopped_report`
-        self.phase2_told_ = False  # classic, 4-8: phase 2 and its cap announced
-        cap = self.max_turns if self.max_turns is not None else _TURN_CAPS.get(info.game)
-        self.turn_cap_: int | None = cap
-        title = GAMES[info.game].label if info.game in GAMES else info.game
-        if info.game == "solo":
-            self._say(f"== {title}: find the rule; the starter is {info.starter} ==")
-        else:
-            players = f"{info.n_players} player{'s' if info.n_players != 1 else ''}"
-            starter = f"; the starter is {info.starter}" if info.starter is not None else ""
-            self._say(f"== {title}: you are seat {info.seat} of {players}{starter} ==")
+        self.seen_: list[Event] = []  # every event of the game
+        self.view_ = _view(info, self.max_turns)
+        self._say(self.view_.opening())
 
     def observe(self, event: Event) -> None:
         self.recent_.append(event)
         self.seen_.append(event)
-        said = self.said_.pop(event.card, None) if self.said_ else None
-        if said is not None:  # Delphi: the verdict of a card the person predicted
-            hit = said == event.right
-            self.chips_ = self.chips_ + 1 if hit else 0
-            self.notes_[len(self.recent_) - 1] = f"you said {'right' if said else 'wrong'}: " + (
-                "+1 chip" if hit else "you lose your chips"
-            )
-        if not event.right and event.kind in ("play", "string"):
-            mark = (
-                "*" if event.phase == 2 and self.info_.game in ("classic", "four-to-eight") else ""
-            )
+        note = self.view_.observe(event)
+        if note is not None:
+            self.notes_[len(self.recent_) - 1] = note
+        if not event.right and event.kind in ("play", "string"):  # a card under the line
+            mark = self.view_.wrong_mark(event)
             self.under_.setdefault(event.position, []).append(f"{event.card!s:>3}{mark}")
 
     def choose_play(self, obs: Observation) -> Card:
@@ -224,7 +204,7 @@ class HumanAgent(Agent):
             return _take(obs.hand, cards)[0]
 
         played = self._ask(obs, "play a card (? for help)> ", card, _CARD_HELP)
-        self.played_from_ = (obs, played)
+        self.view_.played(obs, played)
         return played
 
     def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
@@ -251,13 +231,12 @@ class HumanAgent(Agent):
             self._ask(obs, f"next card {card}: right or wrong? (r/w)> ", _right, _PREDICT_HELP)
             for card in cards
         ]
-        if obs.game == "delphi":
-            self.said_ = dict(zip(cards, answers, strict=True))
+        self.view_.predicted(obs, cards, answers)
         return np.array([1.0 if answer else 0.0 for answer in answers])
 
     def declare_prophet(self, obs: Observation) -> bool:
         """New Eleusis, right after the person's play: become the Prophet?"""
-        self._show_recent()
+        self._show_recent(obs)
         return self._ask(obs, "declare yourself Prophet? (y/n)> ", _yes, _PROPHET_HELP)
 
     def call_play(self, obs: Observation, cards: tuple[Card, ...]) -> bool:
@@ -298,7 +277,7 @@ class HumanAgent(Agent):
             if text in self.declared_rules_:
                 raise _BadAnswer("you declared that rule already, and it was wrong")
             self.declared_rules_.add(text)
-            self.rule_told_ = text
+            self.view_.declared(obs, text)
             return text
 
         prompt = "declare a rule (empty line: no; ? for help)> "
@@ -307,94 +286,49 @@ class HumanAgent(Agent):
     # -- what the person sees ----------------------------------------------------------
 
     def hear_judgement(self, turn: int, event: Event, declaration: Any) -> None:
-        """Solo: told how the turn's declaration was judged (``play_solo``'s ``on_turn``).
-
-        Only a wrong declaration matters: its ``reason`` is a counter-example (a state
-        and a card on which the declared rule and the secret rule disagree), shown to
-        the person at his next decision. The secret rule itself is not told. Without
-        this call the person is still told that the declaration was wrong, with no
-        counter-example.
-        """
-        if declaration is not None and not declaration.correct:
-            self.counter_example_ = str(declaration.reason).replace(
-                "under the declared one", "under yours"
-            )
+        """Told how the turn's declaration was judged (solo's ``on_turn``, which
+        ``eleusis-lab play`` passes this method to): the game's view shows it at the
+        next decision (solo: a counter-example to a wrong declaration; without this call
+        the person is still told that it was wrong)."""
+        self.view_.judged(declaration)
 
     def _show(self, obs: Observation, hand: bool = True) -> None:
         self._show_recent(obs)
         lines = self._table(obs, full=False)
-        lines += self._status(obs)
-        if hand and obs.game != "delphi":
+        lines += self.view_.status(obs, self.seen_)
+        if hand and self.view_.shows_hand:
             lines.append(f"your hand ({len(obs.hand)}): {_hand_text(obs.hand)}")
         self._say("\n".join(lines))
 
-    def _show_recent(self, obs: Observation | None = None) -> None:
+    def _show_recent(self, obs: Observation) -> None:
         lines = self._recent_lines(self.recent_)
         self.recent_, self.notes_ = [], {}
-        if obs is not None and obs.game == "solo":
-            lines += self._drawn(obs)
-        if self.rule_told_ is not None:  # solo: the game goes on only after a wrong one
-            lines.append(f"  your rule {self.rule_told_} was judged wrong (-2 points)")
-            if self.counter_example_ is not None:
-                lines.append(f"  a counter-example: {self.counter_example_}")
-            self.rule_told_ = self.counter_example_ = None
-            self.wrong_declarations_ += 1
+        lines += self.view_.news(obs)
         if lines:
             self._say("\n".join(["", "since your last decision:", *lines]))
 
-    def _drawn(self, obs: Observation) -> list[str]:
-        """Solo: the card drawn after the last play, named once (compared with the
-        hand it was played from)."""
-        if self.played_from_ is None or self.played_from_[0] is obs:
-            return []
-        before, played = self.played_from_
-        self.played_from_ = None
-        kept = Counter(before.hand) - Counter([played])
-        drawn = list((Counter(obs.hand) - kept).elements())
-        if not drawn:
-            return ["  you drew no card: the stock is empty"]
-        return [f"  you drew {format_cards(drawn)}"]
-
     def _recent_lines(self, events: list[Event]) -> list[str]:
         lines: list[str] = []
-        grouped = self.info_.game == "new-eleusis"
+        view = self.view_
         i = 0
         while i < len(events):
             group = [events[i]]
-            while (
-                grouped
-                and i + len(group) < len(events)
-                and _same_turn(group[0], events[i + len(group)])
-            ):
+            while i + len(group) < len(events) and view.same_turn(group[0], events[i + len(group)]):
                 group.append(events[i + len(group)])
             note = self.notes_.get(i)
-            lines.append("  " + self._event_text(group) + (f"; {note}" if note else ""))
+            lines.append("  " + view.event_text(group) + (f"; {note}" if note else ""))
             i += len(group)
         if len(lines) > RECENT_LINES:
             hidden = len(lines) - RECENT_LINES + 1
             lines = [f"  ({hidden} earlier plays not shown)", *lines[-(RECENT_LINES - 1) :]]
         return lines
 
-    def _event_text(self, group: list[Event]) -> str:
-        event = group[0]
-        cards = format_cards(e.card for e in group)
-        verdict = "right" if event.right else "wrong"
-        if self.info_.game == "delphi":
-            return f"{cards}: {verdict}"
-        who = "you" if event.seat == self.info_.seat else f"seat {event.seat}"
-        if event.kind == "string":
-            return f"{who} played the string {cards}: wrong (which card failed is not told)"
-        if event.kind == "set_aside":
-            return f"{who} declared no play: right; the hand set aside: {cards}"
-        if event.kind == "dealer":
-            return f"{who} declared no play: wrong; the dealer played {cards} from that hand"
-        return f"{who} played {cards}: {verdict}"
-
     def _table(self, obs: Observation, full: bool) -> list[str]:
         """The main line (its last ``window`` cards) with the wrong cards under each."""
         main = obs.main_line
-        if obs.side_line:
-            under = {i: [f"{card!s:>3}" for card in cards] for i, cards in enumerate(obs.side_line)}
+        side_line = self.view_.side_line(obs)
+        if side_line:
+            under = {i: [f"{card!s:>3}" for card in cards] for i, cards in enumerate(side_line)}
         else:
             under = self.under_
         start = 0 if full else max(0, len(main) - self.window)
@@ -417,91 +351,6 @@ class HumanAgent(Agent):
                     f"{label:<{_LABEL}}" + "".join(f" {cell:<{_CELL - 1}}" for cell in cells)
                 )
         return [line.rstrip() for line in lines]
-
-    def _status(self, obs: Observation) -> list[str]:
-        """The rest of the public table: the others' cards, the phase, the Prophet."""
-        me, game = self.info_.seat, obs.game
-        if game == "delphi":
-            side = obs.wrong_cards[0] if obs.wrong_cards else ()
-            placed = len(obs.main_line) + len(side)
-            return [f"{placed} of 52 cards placed; your chips: {self.chips_}"]
-        if game == "solo":
-            return [self._solo_status(obs)]
-        if game == "new-eleusis":
-            seats = []
-            for seat, size in enumerate(obs.hand_sizes):
-                who = "you" if seat == me else f"seat {seat}"
-                notes = [f"{size} card{'s' if size != 1 else ''}"]
-                if seat == obs.prophet:
-                    notes.append("Prophet")
-                if seat in obs.expelled:
-                    notes.append("expelled")
-                seats.append(f"{who} {', '.join(notes)}")
-            lines = self._prophet_news(obs.prophet)
-            lines.append("hands: " + "; ".join(seats))
-            played = f"cards played: {obs.cards_played}"
-            if obs.prophet is not None:
-                played += f" (the Prophet's marker went down after {obs.marker})"
-            lines.append(played)
-            if obs.phase == 2:
-                lines.append("sudden death: a wrong play expels its player")
-            return lines
-        piles = [
-            f"{'you' if seat == me else f'seat {seat}'}: {format_cards(pile) or 'none'}"
-            for seat, pile in enumerate(obs.wrong_cards)
-        ]
-        phase = (
-            ["phase 1: play each card of your hand once"]
-            if obs.phase == 1
-            else self._phase2_status()
-        )
-        line = "wrong cards: " + "; ".join(piles)
-        if len(line) > _WIDTH:
-            return ["wrong cards:", *(f"  {pile}" for pile in piles), *phase]
-        return [line, *phase]
-
-    def _solo_status(self, obs: Observation) -> str:
-        """Solo: the turn of the cap and what a correct declaration now would score."""
-        side = obs.wrong_cards[0] if obs.wrong_cards else ()
-        turn = len(obs.main_line) + len(side)  # the starter is not a turn: this one is
-        cap = self.turn_cap_ or turn
-        wrong = self.wrong_declarations_
-        line = f"turn {turn} of {cap}"
-        if turn <= cap:
-            score = solo_score(turn, wrong, cap)
-            line += f"; a correct declaration now scores {score}"
-            if wrong:
-                line += f" (-{WRONG_PENALTY * wrong} for {plural(wrong, 'wrong declaration')})"
-        return line
-
-    def _phase2_status(self) -> list[str]:
-        """Classic, 4-8: phase 2, its turns so far and the cap (announced once in full)."""
-        lines = ["phase 2: play your wrong cards; a wrong one comes back to you"]
-        cap = self.turn_cap_
-        if cap is None:
-            return lines
-        if not self.phase2_told_:
-            self.phase2_told_ = True
-            lines.append(
-                "phase 2 ends when a player is out of cards, when no wrong card can be"
-                f" played, or after {cap:,} turns"
-            )
-        turn = _phase2_turn(self.seen_, self.info_.seat)
-        left = f"{cap - turn:,} after this one" if turn < cap else "this is the last one"
-        lines.append(f"phase-2 turn {turn:,} of at most {cap:,} ({left})")
-        return lines
-
-    def _prophet_news(self, prophet: int | None) -> list[str]:
-        """New Eleusis: who became the Prophet or was overthrown since the last table."""
-        before, self.prophet_ = self.prophet_, prophet
-        lines = []
-        if before is not None and before != prophet:
-            who = "you were" if before == self.info_.seat else f"the Prophet (seat {before}) was"
-            lines.append(f"{who} overthrown: a call the dealer overruled")
-        if prophet is not None and prophet != before:
-            who = "you are" if prophet == self.info_.seat else f"seat {prophet} is"
-            lines.append(f"{who} the Prophet now")
-        return lines
 
     # -- questions and answers ----------------------------------------------------------
 
@@ -636,41 +485,19 @@ def _column(cards: list[str]) -> list[str]:
     return [*cards[: _MAX_ROWS - 1], f"{f'+{len(cards) - _MAX_ROWS + 1}':>3}"]
 
 
-def _phase2_turn(events: Sequence[Event], seat: int) -> int:
-    """Classic, 4-8: the phase-2 turn of ``seat``'s decision, counted from the plays as
-    the engines count turns (all seats' turns; a wrong card retried in the same turn,
-    ``retry_in_turn``, is not a new turn).
-
-    >>> from eleusis_lab.cards import parse_card
-    >>> def play(seat, phase):
-    ...     return Event(seat, parse_card("2H"), phase, False, 0)
-    >>> plays = [play(0, 1), play(1, 1), play(0, 2), play(0, 2), play(1, 2)]
-    >>> _phase2_turn(plays, 0), _phase2_turn(plays[:-1], 0)  # turn 3; a retry in turn 1
-    (3, 1)
-    """
-    turns, previous = 0, None
-    for event in events:
-        if event.phase == 2 and (
-            previous is None or previous.phase != 2 or previous.seat != event.seat
-        ):
-            turns += 1
-        previous = event
-    retrying = previous is not None and previous.phase == 2 and previous.seat == seat
-    return turns if retrying else turns + 1
-
-
-def _same_turn(first: Event, other: Event) -> bool:
-    """New Eleusis: whether ``other`` is another card of ``first``'s turn."""
-    return (
-        other.seat == first.seat
-        and other.kind == first.kind
-        and other.right == first.right
-        and (first.kind in ("string", "set_aside") or (first.kind == "play" and first.right))
-    )
-
-
 def _hand_text(hand: Iterable[Card]) -> str:
     return format_cards(sorted(hand, key=lambda card: (card.suit, card.rank, card.copy)))
+
+
+def _view(info: GameInfo, max_turns: int | None) -> SeatView:
+    """The game's view for a person (`GameType.seat_view`; the generic one for a game
+    not registered), showing ``max_turns`` or else the default of the game's option."""
+    game = GAMES.get(info.game)
+    if game is None:
+        return SeatView(info, info.game, max_turns)
+    if max_turns is None:
+        max_turns = getattr(game.make_config({}), "max_turns", None)
+    return game.seat_view(info, game.label, max_turns)
 
 
 def _is_terminal(stream: Any) -> bool:

@@ -273,7 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--beliefs",
         action="store_true",
-        help="solo: the agent's best guess and its probability after every turn",
+        help="the agent's best guess and its probability after every turn (games: "
+        + ", ".join(_showing_beliefs())
+        + ")",
     )
     play.set_defaults(run=_play)
 
@@ -551,8 +553,11 @@ def _play(args) -> int:
     game = GAMES[args.game]
     if args.match and game.match is None:
         raise ConfigError(f"{args.game} has no match: it is one player's game")
-    if args.beliefs and args.game != "solo":
-        raise ConfigError(f"--beliefs is for solo, where one agent declares; not {args.game}")
+    if args.beliefs and game.beliefs is None:
+        raise ConfigError(
+            f"--beliefs is for {', '.join(_showing_beliefs()) or 'no game installed'}:"
+            f" {args.game} does not show an agent's beliefs"
+        )
     names = split_specs(args.agents or game.default_agent)
     count = args.players or (len(names) if len(names) > 1 else game.players + args.match)
     if len(names) == 1:
@@ -589,18 +594,10 @@ def _play(args) -> int:
         else:
             text = ""
             if args.beliefs:
-                from eleusis_lab.games.solo.beliefs import format_beliefs, solo_beliefs
-
-                played, beliefs = solo_beliefs(rule, agents[0], seed=seed, config=config)
-                text = format_beliefs(beliefs) + "\n\n"
-            elif args.game == "solo" and hasattr(agents[0], "hear_judgement"):  # counter-examples
-                from eleusis_lab.games.solo import play_solo
-
-                played = play_solo(
-                    rule, agents[0], seed=seed, config=config, on_turn=agents[0].hear_judgement
-                )
+                played, beliefs = game.beliefs(rule, agents, seed, config)
+                text = beliefs + "\n\n"
             else:
-                played = game.play(rule, agents, seed, config)
+                played = (game.play_for_people or game.play)(rule, agents, seed, config)
             text += format_layout(played)
     except KeyboardInterrupt as error:  # q at a human seat (exit 0) or Ctrl-C (130)
         return _stopped(error, args, None if args.match else rule, seed, config, agents)
@@ -609,6 +606,11 @@ def _play(args) -> int:
     if args.json:
         _write(args.json, played.to_json())
     return 0
+
+
+def _showing_beliefs() -> list[str]:
+    """The games that can show an agent's beliefs turn by turn (``play --beliefs``)."""
+    return [name for name, game in GAMES.items() if game.beliefs is not None]
 
 
 def _stopped(error: KeyboardInterrupt, args, rule, seed: int, config, agents) -> int:

@@ -2,14 +2,11 @@
 
 A person at a human seat who types ``q`` (or presses Ctrl-C) stops the game at once:
 the engine returns no record. `stopped_report` then says what he came to find out,
-the secret rule, and the scores so far, rebuilt from what that seat saw (every public
-event, `eleusis_agents.human.HumanAgent.seen_`) and, in classic Eleusis, the deal of the seed:
-
-- solo: the turns played of the cap, the wrong declarations, and the score of a game
-  ended now (the rule not found: -2 per wrong declaration);
-- classic Eleusis: the dealer's score of the wrong cards of phase 1 so far, and the
-  players' scores if the game ended now, from the cards each still holds;
-- the other games: the plays so far (their scores need the whole game).
+the secret rule, and the scores so far. Those are the game's to tell
+(`eleusis_lab.games.table.GameType.scores_so_far`), from what the human seat saw
+(`GameSoFar`): classic Eleusis rebuilds them from the deal of the seed and the plays,
+solo from the wrong declarations; a game that declares none has no scores before its
+end, and the report counts the plays.
 
 Without a human seat (Ctrl-C in a game of programs) only the rule is told.
 """
@@ -17,13 +14,46 @@ Without a human seat (Ctrl-C in a game of programs) only the rule is told.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from eleusis_lab.agent import Event
+from eleusis_lab.games.people import SeatView
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import Rule
 from eleusis_lab.text import plural
 
-__all__ = ["stopped_report"]
+__all__ = ["GameSoFar", "stopped_report"]
+
+
+@dataclass(frozen=True)
+class GameSoFar:
+    """A game stopped before its end, as a human seat saw it: what a game's
+    ``scores_so_far`` reads.
+
+    Attributes
+    ----------
+    events : tuple of Event
+        Every public event of the game so far.
+    seat : int
+        The human seat.
+    players : int
+        The seats at the table.
+    seed : int
+        The game's seed (classic Eleusis: its deal gives the cards held).
+    config : dataclass
+        The game's options (``max_turns``, ``hand_size``).
+    view : SeatView or None
+        The seat's view of the game, with what it was told beyond the events (solo:
+        the wrong declarations, `eleusis_lab.games.solo.people.SoloView`).
+    """
+
+    events: tuple[Event, ...]
+    seat: int
+    players: int
+    seed: int
+    config: Any
+    view: SeatView | None = None
 
 
 def stopped_report(
@@ -40,11 +70,12 @@ def stopped_report(
     rule : Rule or None
         The secret rule (``None`` in a match, where each game has its own).
     seed : int
-        The game's seed (classic Eleusis: its deal gives the cards held).
+        The game's seed.
     config : dataclass
-        The game's options (``max_turns``, ``hand_size``).
+        The game's options.
     agents : sequence of Agent
-        The seats; the first with ``seen_`` (a human seat) tells the plays so far.
+        The seats; the first with a ``view_`` (a human seat,
+        `eleusis_agents.human.HumanAgent`) tells what happened so far.
 
     Examples
     --------
@@ -59,53 +90,19 @@ def stopped_report(
     if rule is not None:
         named = f" ({rule.name})" if rule.name and rule.name != rule.text else ""
         lines.append(f"the secret rule: {rule.text}{named}")
-    seat = next((agent for agent in agents if hasattr(agent, "seen_")), None)
+    seat = next((agent for agent in agents if hasattr(agent, "view_")), None)
     if seat is None:
         return "\n".join(lines)
-    events: list[Event] = list(seat.seen_)
-    if game == "solo":
-        lines += _solo(seat, events, config)
-    elif game == "classic":
-        lines += _classic(events, seed, config, len(agents), seat.info_.seat)
-    else:
-        lines.append(f"{plural(len(events), 'card')} played; no scores before the end of the game")
+    so_far = GameSoFar(tuple(seat.seen_), seat.info_.seat, len(agents), seed, config, seat.view_)
+    declared = GAMES[game].scores_so_far if game in GAMES else None
+    lines += (declared or _plays_so_far)(so_far)
     return "\n".join(lines)
 
 
-def _solo(seat: Any, events: list[Event], config: Any) -> list[str]:
-    from eleusis_lab.games.solo import solo_score
+def _plays_so_far(game: GameSoFar) -> list[str]:
+    """The report of a game that declares no ``scores_so_far``: the plays so far.
 
-    wrong = seat.wrong_declarations_ + (seat.rule_told_ is not None)
-    score = solo_score(None, wrong, config.max_turns)
-    return [
-        f"turns played: {len(events)} of {config.max_turns}; {plural(wrong, 'wrong declaration')}",
-        f"score so far: {score} (the rule not found)",
-    ]
-
-
-def _classic(events: list[Event], seed: int, config: Any, n: int, me: int) -> list[str]:
-    from eleusis_lab.games.classic import classic_deal
-    from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
-
-    _, hands, _ = classic_deal(seed, n, config.hand_size)
-    wrong = [0] * n  # wrong cards of phase 1
-    held = [len(hand) for hand in hands]
-    for event in events:
-        if event.phase == 1 and not event.right:
-            wrong[event.seat] += 1
-        if event.right:
-            held[event.seat] -= 1
-    phase2 = any(event.phase == 2 for event in events)
-    names = ["you" if seat == me else f"seat {seat}" for seat in range(n)]
-    counts = ", ".join(f"{name} {count}" for name, count in zip(names, wrong, strict=True))
-    dealer = classic_dealer_score(wrong)
-    so_far = "" if phase2 else " so far"
-    players = classic_player_scores(held)
-    scores = ", ".join(
-        f"{name} {score:g} ({plural(count, 'card')} held)"
-        for name, score, count in zip(names, players, held, strict=True)
-    )
-    return [
-        f"the dealer's score{so_far}: {dealer} (wrong cards in phase 1: {counts})",
-        f"the players' scores if the game ended now: {scores}",
-    ]
+    >>> _plays_so_far(GameSoFar((), 0, 2, 0, None))
+    ['0 cards played; no scores before the end of the game']
+    """
+    return [f"{plural(len(game.events), 'card')} played; no scores before the end of the game"]

@@ -5,7 +5,8 @@ hears the rule's verdict; a right card scores a point and stays on the line, a w
 goes to the seat's wrong pile. After ``plays`` turns per seat the game ends. Nothing but
 this module knows the game: the test registers ``GAME_TYPE`` with
 `eleusis_lab.games.table.register_game` (a package would name it as an entry point of
-``eleusis_lab.games``), and the command line, replay and the runner read it from there.
+``eleusis_lab.games``), and the command line, replay, the runner, the human seat (through
+the game's view, `TenCardsView`) and the report of a game stopped early read it from there.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, parse_card, standard_deck
+from eleusis_lab.games.people import SeatView
 from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import describe_agent
 from eleusis_lab.registry import make_agent
@@ -164,6 +166,25 @@ def ten_cards_outcome(record: TenCardsRecord) -> Outcome:
     )
 
 
+def _points(events: Sequence[Event], seats: int) -> list[int]:
+    return [sum(e.right for e in events if e.seat == seat) for seat in range(seats)]
+
+
+class TenCardsView(SeatView):
+    """What a person at a human seat is shown: the generic view, with the points so far."""
+
+    def opening(self) -> str:
+        return f"== {self.title}: a point for every right card =="
+
+    def status(self, obs: Observation, seen: Sequence[Event]) -> list[str]:
+        return [*super().status(obs, seen), f"points: {_points(seen, self.info.n_players)}"]
+
+
+def ten_cards_scores_so_far(game: Any) -> list[str]:
+    """The points of a game stopped early (`eleusis_lab.stopped.GameSoFar`)."""
+    return [f"points so far: {_points(game.events, game.players)}"]
+
+
 def _sample_game(agent: Agent, seed: int) -> TenCardsRecord:
     return play_ten_cards("red(card)", [agent, make_agent("random")], seed)
 
@@ -181,4 +202,6 @@ GAME_TYPE = GameType(
     layout=ten_cards_layout,
     default_players=2,
     sample_game=_sample_game,
+    seat_view=TenCardsView,
+    scores_so_far=ten_cards_scores_so_far,
 )

@@ -5,12 +5,13 @@ Every engine has the same shape, ``play(rule, agents, seed, config) -> record``,
 frozen dataclass of options that an experiment spec's ``[config]`` table is handed to.
 Records differ from game to game, so each `GameType` also says what a results table
 keeps of one (`Outcome`), how its record is read, replayed and laid out, its match, its
-players and its title. The command line, the runner, `eleusis_lab.record.replay`,
-`eleusis_lab.testing` and the human seat read `GAMES`; a game's declaration lives in its
-own module (``GAME_TYPE``) and is registered as an entry point of the group
-``eleusis_lab.games`` (the project's ``pyproject.toml`` registers its six), so an
-installed package adds a game with one module and one line; `register_game` adds one
-in a running process.
+players and its title, and what people are shown of it (at a human seat, when it is
+stopped early, an agent's beliefs turn by turn). The command line, the runner,
+`eleusis_lab.record.replay`, `eleusis_lab.testing`, `eleusis_lab.stopped` and the human
+seat read `GAMES`; a game's declaration lives in its own module (``GAME_TYPE``) and is
+registered as an entry point of the group ``eleusis_lab.games`` (the project's
+``pyproject.toml`` registers its six), so an installed package adds a game with one
+module and one line; `register_game` adds one in a running process.
 
 The games and what a results row keeps of them (one row per game and seat):
 
@@ -55,14 +56,18 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eleusis_lab.agent import Agent, Event
+from eleusis_lab.agent import Agent, Event, GameInfo
 from eleusis_lab.cards import Card
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.people import SeatView
 from eleusis_lab.plugins import Plugins
 from eleusis_lab.registry import AGENTS, AgentRegistry
 from eleusis_lab.rules import Rule
+
+if TYPE_CHECKING:
+    from eleusis_lab.stopped import GameSoFar
 
 __all__ = [
     "DEFAULT_GAME",
@@ -276,6 +281,24 @@ class GameType:
         (None without one) that the game's scoring functions give from the counts the
         record keeps; `eleusis_lab.games.conformance.check_game` compares them with
         the game's `Outcome`.
+    seat_view : callable
+        ``seat_view(info, title, turn_cap) -> SeatView``, usually a subclass of
+        `eleusis_lab.games.people.SeatView`: what a person at a human seat
+        (`eleusis_agents.human.HumanAgent`) is shown of the game beyond the table and
+        the plays. By default the generic `SeatView`.
+    scores_so_far : callable or None
+        ``scores_so_far(game) -> list of str``: the scores of a game stopped before its
+        end, from what a human seat saw (`eleusis_lab.stopped.GameSoFar`), as
+        `eleusis_lab.stopped.stopped_report` shows them; None: the game has no scores
+        before its end.
+    beliefs : callable or None
+        ``beliefs(rule, agents, seed, config) -> (record, str)``: one game, and what the
+        agent believed turn by turn laid out for a terminal (``eleusis-lab play
+        --beliefs``); None where the game cannot show it.
+    play_for_people : callable or None
+        How ``eleusis-lab play`` plays a game, where it differs from `play`: the same
+        arguments and record, with more told to the seats (solo: a seat that hears
+        how its declarations were judged is told); None: `play`.
     """
 
     name: str
@@ -301,6 +324,10 @@ class GameType:
     sample_game: Callable[[Agent, int], Any] | None = None
     cards: Callable[[Any], tuple[Sequence[Card], Mapping[str, Sequence[Card]]]] | None = None
     score: Callable[[Any], tuple[Sequence[float], float | None]] | None = None
+    seat_view: Callable[[GameInfo, str, int | None], SeatView] = SeatView
+    scores_so_far: Callable[[GameSoFar], list[str]] | None = None
+    beliefs: Callable[[Rule | str, Sequence[Agent], int, Any], tuple[Any, str]] | None = None
+    play_for_people: Callable[[Rule | str, Sequence[Agent], int, Any], Any] | None = None
 
     @property
     def label(self) -> str:

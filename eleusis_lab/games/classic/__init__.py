@@ -5,8 +5,9 @@ plays the deal, phase 1 and phase 2, and returns a `GameRecord`. The dealer is n
 agent: he plays no cards and the rule is given.
 
 The package: the engine (`engine`: options, deal, play), the record and its layout
-(`record`), its replay (`replay`), the scores (`scoring`), a match (`match`), and here
-the game's declaration, `GAME_TYPE`, which `eleusis_lab.games.table.GAMES` reads.
+(`record`), its replay (`replay`), the scores (`scoring`), a match (`match`), what a
+person at a human seat is shown and the scores of a game stopped early (`people`), and
+here the game's declaration, `GAME_TYPE`, which `eleusis_lab.games.table.GAMES` reads.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``. The deck is shuffled by
 a generator on that sequence, and every agent gets its own generator spawned from it,
@@ -42,6 +43,7 @@ from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.classic.engine import GAME, ClassicConfig, classic_deal, play_classic
 from eleusis_lab.games.classic.match import ClassicMatch, play_match
+from eleusis_lab.games.classic.people import ClassicView, classic_scores_so_far
 from eleusis_lab.games.classic.record import (
     GameRecord,
     card_places,
@@ -120,4 +122,6 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     cards=_cards,
     score=_score,
+    seat_view=ClassicView,
+    scores_so_far=classic_scores_so_far,
 )

@@ -31,8 +31,8 @@ recorded, so results never depend on the speed of the machine; a ``start_game`` 
 stops the game at the first fault instead.
 
 The package: the record, its vocabulary and layout (`record`), the engine (`engine`),
-its replay (`replay`), the scores (`scoring`), a match (`match`), and here the game's
-declaration, `GAME_TYPE`.
+its replay (`replay`), the scores (`scoring`), a match (`match`), what a person at a
+human seat is shown (`people`), and here the game's declaration, `GAME_TYPE`.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``, whose generator shuffles
 the deck exactly as the classic deal and `eleusis_lab.evaluation.prediction_accuracy`
@@ -56,6 +56,7 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.delphi.engine import DelphiConfig, delphi_deal, play_delphi
 from eleusis_lab.games.delphi.match import DelphiMatch, play_delphi_match
+from eleusis_lab.games.delphi.people import DelphiView
 from eleusis_lab.games.delphi.record import (
     DECK,
     DELPHI_FAULT_CALLS,
@@ -159,4 +160,5 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     cards=_cards,
     score=_score,
+    seat_view=DelphiView,
 )

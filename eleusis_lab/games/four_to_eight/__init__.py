@@ -35,8 +35,9 @@ recorded as a `eleusis_lab.record.Fault` and replaced by the first card it could
 
 The package: the engine (`engine`), its replay (`replay`), its layout (`layout`), the
 scores (`scoring`), a match where every participant deals once (`match`), and here the
-game's declaration, `GAME_TYPE`. The record is classic's, and so are the engine loop and
-most of the replay (`eleusis_lab.games.classic`).
+game's declaration, `GAME_TYPE`. The record is classic's, and so are the engine loop,
+most of the replay and what a person at a human seat is shown
+(`eleusis_lab.games.classic`).
 
 Examples
 --------
@@ -54,6 +55,7 @@ from __future__ import annotations
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.classic import GameRecord, classic_outcome
+from eleusis_lab.games.classic.people import ClassicView
 from eleusis_lab.games.classic.record import card_places, wrong_after_phase1
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
@@ -126,4 +128,5 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     cards=_cards,
     score=_score,
+    seat_view=ClassicView,
 )

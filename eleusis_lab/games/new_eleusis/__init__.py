@@ -8,7 +8,8 @@ play" declarations, the Prophet, sudden death and the scores. It returns a
 `replay_new_eleusis` and laid out by `format_new_eleusis_layout`. The dealer is not an
 agent: the rule is given, and the dealer's part (judging, the right card he plays after
 a false "no play", overruling the Prophet) follows from it. `play_new_eleusis_match`
-plays a match: every participant deals once.
+plays a match: every participant deals once. What a person at a human seat is shown is
+in `eleusis_lab.games.new_eleusis.people`.
 
 Seats and turns: seat 0 sits left of the dealer, seats go clockwise. The starter's
 value (A=1 .. K=13) counted clockwise from the dealer picks the first player: count 1
@@ -77,6 +78,7 @@ from eleusis_lab.games.new_eleusis.engine import (
     play_new_eleusis,
 )
 from eleusis_lab.games.new_eleusis.match import NewEleusisMatch, play_new_eleusis_match
+from eleusis_lab.games.new_eleusis.people import NewEleusisView
 from eleusis_lab.games.new_eleusis.record import (
     ALL_EXPELLED,
     DEALER,
@@ -222,4 +224,5 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     cards=_cards,
     score=_score,
+    seat_view=NewEleusisView,
 )

@@ -35,7 +35,8 @@ The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) a
 
 The package: the record and its layout (`record`), the engine (`engine`), its replay
 (`replay`), the score (`scoring`), how a declaration is judged (`judge`), the agent's
-beliefs turn by turn (`beliefs`), and here the game's declaration, `GAME_TYPE`.
+beliefs turn by turn (`beliefs`), what a person at a human seat is shown and the score
+of a game stopped early (`people`), and here the game's declaration, `GAME_TYPE`.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
 generator on it and the agent gets its own spawned generator, as in classic Eleusis.
@@ -84,6 +85,7 @@ from eleusis_lab.games.solo.judge import (
     simulate_continuations,
     simulate_equivalence,
 )
+from eleusis_lab.games.solo.people import SoloView, solo_scores_so_far
 from eleusis_lab.games.solo.record import (
     END_REASONS,
     EXACT,
@@ -179,13 +181,38 @@ def _score(record: SoloRecord) -> tuple[tuple[int], None]:
     return (solo_score(found, wrong, max_turns),), None
 
 
+def _one_seat(agents: Sequence[Agent]) -> Agent:
+    """The agent of a table of one seat."""
+    if len(agents) != 1:
+        raise ConfigError(f"solo is played by one player, got {len(agents)} agents")
+    return agents[0]
+
+
 def _play_table(
     rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
 ) -> SoloRecord:
     """`play_solo` with the engines' shape: a table of one seat."""
-    if len(agents) != 1:
-        raise ConfigError(f"solo is played by one player, got {len(agents)} agents")
-    return play_solo(rule, agents[0], seed, config)
+    return play_solo(rule, _one_seat(agents), seed, config)
+
+
+def _play_for_people(
+    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
+) -> SoloRecord:
+    """`_play_table`, and a seat that hears how its declarations were judged
+    (``hear_judgement``, as the human seat does) is told after every turn: a person sees
+    a counter-example to a wrong declaration."""
+    agent = _one_seat(agents)
+    return play_solo(rule, agent, seed, config, on_turn=getattr(agent, "hear_judgement", None))
+
+
+def _beliefs(
+    rule: Rule | str, agents: Sequence[Agent], seed: int, config: SoloConfig | None = None
+) -> tuple[SoloRecord, str]:
+    """The game of `_play_table` and the agent's beliefs turn by turn, laid out."""
+    from eleusis_lab.games.solo.beliefs import format_beliefs, solo_beliefs  # pandas: when asked
+
+    record, beliefs = solo_beliefs(rule, _one_seat(agents), seed, config)
+    return record, format_beliefs(beliefs)
 
 
 def _sample_game(agent: Agent, seed: int) -> SoloRecord:
@@ -209,4 +236,8 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     cards=_cards,
     score=_score,
+    seat_view=SoloView,
+    scores_so_far=solo_scores_so_far,
+    beliefs=_beliefs,
+    play_for_people=_play_for_people,
 )

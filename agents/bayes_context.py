@@ -242,7 +242,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     policy : {"auto", "greedy", "lookahead"}
         ``"lookahead"``: the card whose verdict, and the play it opens, tell most
         about the rule (as `BayesAgent`'s); ``"greedy"``: the card most probably right;
-        ``"auto"``: lookahead in solo, greedy elsewhere.
+        ``"auto"``: lookahead in solo (scored on finding the rule), greedy elsewhere.
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over the base space (see `BayesAgent`).
     productions : str or ProductionPrior
@@ -334,7 +334,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
         base = build_space(agent_grammar(self), self.max_hypotheses)
-        self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._game()))
+        self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._traits()))
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         chosen = self._chosen_switches()
@@ -373,7 +373,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             self._count(probe, values, right)
 
     def _base_prior(self, whole: bool) -> np.ndarray:
-        acceptability = resolve_acceptability(self.acceptability, self._game())
+        acceptability = resolve_acceptability(self.acceptability, self._traits())
         log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)
         return log_prior.astype(np.float32)
 
@@ -534,7 +534,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         context = Context(obs.main_line, obs.last_play_right)
         p_right = self._right_probabilities(context, [card.face for card in hand])
         lookahead = self.policy == "lookahead" or (
-            self.policy == "auto" and self.info_.game == "solo"
+            self.policy == "auto" and self.info_.traits.scored_on == "finding"
         )
         scores = self._lookahead(context, hand, p_right) if lookahead else p_right
         best = np.flatnonzero(scores >= scores.max() - _TIE)

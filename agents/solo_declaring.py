@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from eleusis_lab.agent import GameInfo, Observation
+from eleusis_lab.agent import GameInfo, GameTraits, Observation
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
@@ -113,13 +113,14 @@ class SoloDeclaring:
         super().start_game(info, rng)
         self.declared_now_ = None  # the hypothesis declared after the previous turn
         self.best_trail_: list[float] = []  # the best probability after each turn
-        # fitted on solo games, the map says nothing of the other games
-        solo = self._game() == "solo"
-        self.calibration_ = calibration_map(self.calibration, self) if solo else None
+        # fitted on the benchmark's rules, the map says nothing of the rules of a dealer
+        benchmark = self._traits().rule_from == "benchmark"
+        self.calibration_ = calibration_map(self.calibration, self) if benchmark else None
 
-    def _game(self) -> str | None:
-        """The game being played (`GameInfo.game`), None before the first."""
-        return getattr(getattr(self, "info_", None), "game", None)
+    def _traits(self) -> GameTraits:
+        """The traits of the game being played (`GameInfo.traits`); before the first
+        game, a dealer's game's."""
+        return getattr(getattr(self, "info_", None), "traits", GameTraits())
 
     def _stated(self, probability: float) -> float:
         """The confidence stated for a posterior probability: calibrated, when the agent

@@ -6,8 +6,9 @@ game lives in attributes ending in ``_`` and is set up in ``start_game``, and al
 randomness comes from the generator the engine hands to ``start_game``.
 
 A game calls, in order: ``start_game(info, rng)`` once; then, for each decision,
-``choose_play(obs)``; and ``observe(event)`` for every public event of the game
-(every player's plays, not only the agent's own).
+``choose_play(obs)``; and ``observe(event)`` for every public event of the game (every
+player's plays, not only the agent's own). What an agent may adapt to in a game is told
+in `GameInfo.traits`, never by the game's name.
 
 Examples
 --------
@@ -39,12 +40,60 @@ if TYPE_CHECKING:
     from eleusis_lab.rules import Rule
 
 
+#: The values of `GameTraits.rule_from` and of `GameTraits.scored_on`.
+RULE_FROM = ("dealer", "benchmark")
+SCORED_ON = ("plays", "predictions", "finding")
+
+
+@dataclass(frozen=True)
+class GameTraits:
+    """What a game tells its players of itself beyond its name: facts an agent may
+    adapt to, so that it never needs to know which game it plays.
+
+    Each game declares its traits (`eleusis_lab.games.table.GameType.traits`) and its
+    engine hands them to every agent in `GameInfo.traits`.
+
+    Attributes
+    ----------
+    rule_from : {"dealer", "benchmark"}
+        Who chose the rule. ``"dealer"``: a dealer (in Delphi, the oracle), so the rule
+        is one a dealer may choose, acceptable (RULES.md section 1, item 8).
+        ``"benchmark"``: the benchmark (solo), where any rule of the language may be
+        the rule, acceptable or not; its rules are those people write.
+    scored_on : {"plays", "predictions", "finding"}
+        What the player is scored on. ``"plays"``: its cards, every wrong one costs;
+        ``"predictions"``: its predictions of the verdicts (it plays no card);
+        ``"finding"``: finding the rule fast (a wrong card costs nothing, and teaches).
+
+    Examples
+    --------
+    >>> GameTraits()
+    GameTraits(rule_from='dealer', scored_on='plays')
+    >>> GameTraits(scored_on="winning")
+    Traceback (most recent call last):
+    ...
+    ValueError: GameTraits.scored_on is 'winning'; it is one of 'plays', 'predictions', 'finding'
+    """
+
+    rule_from: str = "dealer"
+    scored_on: str = "plays"
+
+    def __post_init__(self) -> None:
+        for name, values in (("rule_from", RULE_FROM), ("scored_on", SCORED_ON)):
+            value = getattr(self, name)
+            if value not in values:
+                known = ", ".join(map(repr, values))
+                raise ValueError(f"GameTraits.{name} is {value!r}; it is one of {known}")
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """What an agent is told when a game starts.
 
     ``rule`` is ``None`` except for agents whose class sets ``sees_rule = True``
     (the oracle, an upper bound for learners): agents never see the rule otherwise.
+    ``traits`` are the game's `GameTraits`: what an agent adapts to, rather than to
+    the game's name.
     """
 
     game: str
@@ -53,6 +102,7 @@ class GameInfo:
     hand: tuple[Card, ...]
     starter: Card | None
     rule: Rule | None = None
+    traits: GameTraits = GameTraits()
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import Agent, Event, GameInfo, GameTraits, Observation
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.record import ILLEGAL_CARD, OVER_TIME, RAISED, Fault
@@ -157,15 +157,18 @@ class FaultLog:
         """start_game raised (the caller re-raises when on_fault is "raise")."""
         self.add(seat, RAISED, exception_text(error), 0, 0, "start_game")
 
-    def start_games(self, game: str, rule: Any, starter: Card, hands, rngs) -> None:
-        """Tell every agent its game starts: a `GameInfo` with its hand (the rule only to
-        an agent that sees it). A ``start_game`` that raises is a fault, or stops the game
-        with ``on_fault="raise"``."""
+    def start_games(
+        self, game: str, traits: GameTraits, rule: Any, starter: Card, hands, rngs
+    ) -> None:
+        """Tell every agent its game starts: a `GameInfo` with its hand and the game's
+        traits (the rule only to an agent that sees it). A ``start_game`` that raises is
+        a fault, or stops the game with ``on_fault="raise"``."""
         n = len(self.agents)
         for seat, agent in enumerate(self.agents):
             told = rule if agent.sees_rule is True else None
+            info = GameInfo(game, seat, n, hands[seat], starter, told, traits)
             try:
-                agent.start_game(GameInfo(game, seat, n, hands[seat], starter, told), rngs[seat])
+                agent.start_game(info, rngs[seat])
             except Exception as error:
                 if self.stop:
                     raise

@@ -35,6 +35,7 @@ from eleusis_lab.games.solo import (
     solo_score,
 )
 from eleusis_lab.games.solo import judge as solo_judge
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import ILLEGAL_CARD, RAISED, RecordError
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.catalog import acceptable_rules
@@ -440,7 +441,8 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
     # red(card) and red(last) (no card right after a black one), are more rivals
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]
-    agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
+    info = GameInfo("solo", 0, 1, (), starter, traits=GAMES["solo"].traits)
+    agent.start_game(info, np.random.default_rng(0))
     line = [starter]
     for text, right in [("5D", True), ("8S", False), ("KH", True), ("3C", False)] * 3:
         card = parse_cards(text)[0]
@@ -465,7 +467,8 @@ def test_bayes_agent_knows_twins_no_play_can_tell_apart():
 
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]
-    agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
+    info = GameInfo("solo", 0, 1, (), starter, traits=GAMES["solo"].traits)
+    agent.start_game(info, np.random.default_rng(0))
     hand = tuple(parse_cards("4S 9C JD"))
     obs = Observation("solo", 0, 1, hand, (starter,), ((),), None)
     assert agent._twins(obs) == 0  # the prior's best two, true and red(card), differ

@@ -5,12 +5,12 @@ Every engine has the same shape, ``play(rule, agents, seed, config) -> record``,
 frozen dataclass of options that an experiment spec's ``[config]`` table is handed to.
 Records differ from game to game, so each `GameType` also says what a results table
 keeps of one (`Outcome`), how its record is read, replayed and laid out, its match, its
-players and its title. The command line, the runner, `eleusis_lab.record.replay`,
-`eleusis_lab.testing` and the human seat read `GAMES`; a game's declaration lives in its
-own module (``GAME_TYPE``) and is registered as an entry point of the group
-``eleusis_lab.games`` (the project's ``pyproject.toml`` registers its six), so an
-installed package adds a game with one module and one line; `register_game` adds one
-in a running process.
+players, its title and what it tells its players of itself (`GameType.traits`). The
+command line, the runner, `eleusis_lab.record.replay`, `eleusis_lab.testing` and the
+human seat read `GAMES`; a game's declaration lives in its own module (``GAME_TYPE``)
+and is registered as an entry point of the group ``eleusis_lab.games`` (the project's
+``pyproject.toml`` registers its six), so an installed package adds a game with one
+module and one line; `register_game` adds one in a running process.
 
 The games and what a results row keeps of them (one row per game and seat):
 
@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eleusis_lab.agent import Agent, Event
+from eleusis_lab.agent import Agent, Event, GameTraits
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.plugins import Plugins
 from eleusis_lab.registry import AGENTS, AgentRegistry
@@ -255,6 +255,10 @@ class GameType:
         ``sample_game(agent, seed) -> record``: one game with ``agent`` at some seat and
         random players in the others, the agent's faults raised; what
         `eleusis_lab.testing.check_declared_games` plays for an agent of this game.
+    traits : GameTraits
+        What the game tells its players of itself (`eleusis_lab.agent.GameTraits`): who
+        chose the rule, what a player is scored on. The engine hands them to every agent
+        in ``GameInfo.traits``.
     """
 
     name: str
@@ -276,6 +280,7 @@ class GameType:
     default_players: int | None = None
     default_agent: str = "random"
     sample_game: Callable[[Agent, int], Any] | None = None
+    traits: GameTraits = GameTraits()
 
     @property
     def label(self) -> str:

@@ -39,7 +39,13 @@ from __future__ import annotations
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.errors import AgentError
-from eleusis_lab.games.classic.engine import GAME, ClassicConfig, classic_deal, play_classic
+from eleusis_lab.games.classic.engine import (
+    GAME,
+    TRAITS,
+    ClassicConfig,
+    classic_deal,
+    play_classic,
+)
 from eleusis_lab.games.classic.match import ClassicMatch, play_match
 from eleusis_lab.games.classic.record import GameRecord, format_main_line_layout
 from eleusis_lab.games.classic.replay import replay_classic
@@ -97,4 +103,5 @@ GAME_TYPE = GameType(
     match_type=ClassicMatch,
     default_players=3,
     sample_game=_sample_game,
+    traits=TRAITS,
 )

@@ -53,7 +53,7 @@ Examples
 from __future__ import annotations
 
 from eleusis_lab.agent import Agent
-from eleusis_lab.games.delphi.engine import DelphiConfig, delphi_deal, play_delphi
+from eleusis_lab.games.delphi.engine import TRAITS, DelphiConfig, delphi_deal, play_delphi
 from eleusis_lab.games.delphi.match import DelphiMatch, play_delphi_match
 from eleusis_lab.games.delphi.record import (
     DELPHI_FAULT_CALLS,
@@ -143,4 +143,5 @@ GAME_TYPE = GameType(
     match_type=DelphiMatch,
     default_players=3,
     sample_game=_sample_game,
+    traits=TRAITS,
 )

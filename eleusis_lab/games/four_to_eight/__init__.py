@@ -56,6 +56,7 @@ from eleusis_lab.games.classic import GameRecord, classic_outcome
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
     PLAYERS,
+    TRAITS,
     FourToEightConfig,
     deck_plan,
     four_to_eight_deal,
@@ -103,4 +104,5 @@ GAME_TYPE = GameType(
     match_type=FourToEightMatch,
     default_players=3,
     sample_game=_sample_game,
+    traits=TRAITS,
 )

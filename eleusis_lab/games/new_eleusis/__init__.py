@@ -70,6 +70,7 @@ from __future__ import annotations
 from eleusis_lab.agent import Agent
 from eleusis_lab.games.new_eleusis.engine import (
     LOW_STOCK_LIMIT,
+    TRAITS,
     NewEleusisConfig,
     play_new_eleusis,
 )
@@ -172,4 +173,5 @@ GAME_TYPE = GameType(
     match_type=NewEleusisMatch,
     default_players=4,
     sample_game=_sample_game,
+    traits=TRAITS,
 )

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent
+from eleusis_lab.agent import Agent, GameTraits
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.engines import (
     FaultLog,
@@ -45,6 +45,9 @@ from eleusis_lab.record import (
     describe_agent,
 )
 from eleusis_lab.rules import Rule
+
+#: What New Eleusis tells its players of itself: a dealer's rule, wrong cards cost.
+TRAITS = GameTraits(rule_from="dealer", scored_on="plays")
 
 # -- options -------------------------------------------------------------------------------
 
@@ -215,7 +218,7 @@ def play_new_eleusis(
     faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
     stop, budget = faults.stop, config.decision_seconds
 
-    faults.start_games(GAME, rule, table.starter, table.deal, agent_rngs)
+    faults.start_games(GAME, TRAITS, rule, table.starter, table.deal, agent_rngs)
 
     def ask(
         seat: int,

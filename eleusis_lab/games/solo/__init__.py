@@ -72,6 +72,7 @@ from eleusis_lab.games.solo.engine import (
     HAND_SIZE,
     ILLEGAL_DECLARATION,
     TIMINGS,
+    TRAITS,
     SoloConfig,
     play_solo,
     solo_deal,
@@ -184,4 +185,5 @@ GAME_TYPE = GameType(
     replay=replay_solo,
     layout=format_solo_layout,
     sample_game=_sample_game,
+    traits=TRAITS,
 )

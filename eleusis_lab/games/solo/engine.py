@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove, solo_statement
+from eleusis_lab.agent import (
+    Agent,
+    Event,
+    GameInfo,
+    GameTraits,
+    Observation,
+    SoloMove,
+    solo_statement,
+)
 from eleusis_lab.cards import Card, two_decks
 from eleusis_lab.engines import check_seed, exception_text, is_int, not_offered, shorten, text
 from eleusis_lab.errors import AgentError, ConfigError
@@ -43,6 +51,8 @@ from eleusis_lab.record import (
 from eleusis_lab.rules import Context, Rule, parse
 
 HAND_SIZE = 12
+#: What the solo game tells its player of itself: any rule, found fast is all that counts.
+TRAITS = GameTraits(rule_from="benchmark", scored_on="finding")
 
 
 DECK = tuple(two_decks())
@@ -293,7 +303,8 @@ else "red(card)"
         end = NO_STARTER
     else:
         main.append(starter)
-        info = GameInfo(GAME, 0, 1, deal, starter, rule if agent.sees_rule is True else None)
+        told = rule if agent.sees_rule is True else None
+        info = GameInfo(GAME, 0, 1, deal, starter, told, TRAITS)
         try:
             agent.start_game(info, agent_rng)
         except Exception as error:

@@ -110,6 +110,7 @@ from eleusis_lab.agent import GameInfo, GameTraits, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import build_space, check_max_hypotheses
@@ -309,7 +310,7 @@ def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
     return unpack_verdicts(np.bitwise_or.reduce(space.table, axis=0), len(space))
 
 
-class BayesAgent(SoloDeclaring, LearningAgent):
+class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     """Bayesian rule induction over an enumerated grammar (see the module docstring).
 
     Parameters
@@ -373,8 +374,6 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     history_ : list of (int, bool)
         Each play seen: its probe index in the space (-1 outside it) and its verdict.
     """
-
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(
         self,

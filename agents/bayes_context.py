@@ -73,6 +73,7 @@ from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.grammar import Grammar
@@ -220,7 +221,7 @@ SWITCHES: tuple[Switch, ...] = (
 )
 
 
-class ContextBayesAgent(SoloDeclaring, LearningAgent):
+class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     """Bayesian rule induction over switched rules (see the module docstring).
 
     Parameters
@@ -272,8 +273,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         Each play seen: its probe in the base space (-1 outside it), the value of
         every switch, and its verdict.
     """
-
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(
         self,

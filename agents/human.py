@@ -38,11 +38,12 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import SUIT_NAMES, Card, CardError, format_cards, parse_card, parse_cards
 from eleusis_lab.games.classic import ClassicConfig
 from eleusis_lab.games.four_to_eight import FourToEightConfig
-from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, solo_score
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions, NewEleusisObservation
+from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, SoloDecisions, SoloMove, solo_score
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import RuleSyntaxError, parse
 from eleusis_lab.text import plural
@@ -91,7 +92,7 @@ class _BadAnswer(ValueError):
     """An answer that cannot be taken; its message is the reason shown to the person."""
 
 
-class HumanAgent(Agent):
+class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
     """A seat played by a person at the terminal.
 
     Parameters
@@ -144,7 +145,6 @@ class HumanAgent(Agent):
     """
 
     interactive = True
-    games = ("classic", "four-to-eight", "delphi", "new-eleusis", "solo")
 
     def __init__(
         self,
@@ -393,7 +393,7 @@ class HumanAgent(Agent):
     def _table(self, obs: Observation, full: bool) -> list[str]:
         """The main line (its last ``window`` cards) with the wrong cards under each."""
         main = obs.main_line
-        if obs.side_line:
+        if isinstance(obs, NewEleusisObservation) and obs.side_line:
             under = {i: [f"{card!s:>3}" for card in cards] for i, cards in enumerate(obs.side_line)}
         else:
             under = self.under_

@@ -10,7 +10,7 @@ from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.table import GAMES, register_game, unregister_game
 from eleusis_lab.record import format_layout, read_record, replay
 from eleusis_lab.registry import parse_agent_list
-from eleusis_lab.testing import CheckNotes, check_declared_games
+from eleusis_lab.testing import CheckNotes, check_playable_games
 from tests import toy_game
 
 
@@ -42,16 +42,14 @@ def test_the_command_line_plays_a_registered_game(toy, capsys):
     assert out.startswith("ten cards, rule ") and out.count("OracleAgent: ") == 2  # 2 seats
 
 
-def test_check_declared_games_plays_a_registered_game(toy):
+def test_check_playable_games_plays_a_registered_game(toy):
     class TenCardsPlayer(Agent):
-        games = (toy_game.NAME,)
-
         def choose_play(self, obs):
             return obs.hand[0]
 
     notes = CheckNotes()
-    check_declared_games(TenCardsPlayer(), notes)
-    assert notes.not_checked == []
+    check_playable_games(TenCardsPlayer(), notes)
+    assert toy.refusal(TenCardsPlayer) is None and notes.not_checked == []
 
 
 def test_a_name_is_registered_once(toy):

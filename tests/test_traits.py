@@ -11,10 +11,12 @@ import pytest
 from eleusis_agents.bayes import BayesAgent
 from eleusis_lab.agent import Agent, GameInfo, GameTraits
 from eleusis_lab.cards import parse_card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
+from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.games.table import GAMES
 
 
-class Spy(Agent):
+class Spy(SoloDecisions, NewEleusisDecisions, Agent):
     """Keeps the GameInfo and the observations it is given."""
 
     def start_game(self, info, rng):

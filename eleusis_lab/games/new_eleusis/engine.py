@@ -16,6 +16,7 @@ from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.engines import (
     FaultLog,
     check_agents,
+    check_capabilities,
     check_fault_options,
     check_seed,
     exception_text,
@@ -24,6 +25,7 @@ from eleusis_lab.engines import (
     shown,
 )
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.new_eleusis.decisions import NewEleusisDecisions
 from eleusis_lab.games.new_eleusis.record import (
     GAME,
     ILLEGAL_DECISION,
@@ -187,7 +189,8 @@ def play_new_eleusis(
     Raises
     ------
     ConfigError
-        For fewer than 3 or more than 7 agents, a shared agent object, a rule that reads
+        For fewer than 3 or more than 7 agents, a shared agent object, an agent without
+        the round's decisions (`NewEleusisDecisions`), a rule that reads
         ``last_play_right``, a bad seed or a hand size the decks cannot deal.
     AgentError
         Only with ``on_fault="raise"``, at an agent's illegal answer or late decision.
@@ -210,6 +213,7 @@ def play_new_eleusis(
             f" {MAX_PLAYERS} players, got {len(agents)} players"
         )
     agents = check_agents(agents, "New Eleusis", MIN_PLAYERS)
+    check_capabilities(agents, GAME, NewEleusisDecisions)
     seed = check_seed(seed)
     n = len(agents)
     table = RoundTable(rule, n, seed, config)

@@ -11,16 +11,16 @@
    starter) and they are recorded in `SoloRecord.refused`. Should the stock run out
    before a card is accepted, the game ends at once (`NO_STARTER`, score 0).
 3. **Turns** (at most ``max_turns``, 30). The published move (``timing=
-   "before_verdict"``, the default): the agent makes one move (``Agent.solo_move``): a
-   card of its hand, its tentative rule with a confidence, and whether it declares
-   that rule, all before the card's verdict. The card is judged (right: main line;
-   wrong: side line), the player draws one card to keep 12 while the stock lasts
-   (*decision*: with an empty stock the hand shrinks, and a player with no card left
-   ends the game, `OUT_OF_CARDS`), is told the play (``Agent.observe``), and only then
-   are the tentative rule and the declaration judged. With ``timing="after_verdict"``
-   (an easier reading, about 0.8 points higher) the agent plays a card
-   (``Agent.choose_play``), is told its verdict, then states and declares
-   (``Agent.declare_rule``, ``Agent.propose_rule``).
+   "before_verdict"``, the default): the agent makes one move
+   (`SoloDecisions.solo_move`): a card of its hand, its tentative rule with a
+   confidence, and whether it declares that rule, all before the card's verdict. The
+   card is judged (right: main line; wrong: side line), the player draws one card to
+   keep 12 while the stock lasts (*decision*: with an empty stock the hand shrinks, and
+   a player with no card left ends the game, `OUT_OF_CARDS`), is told the play
+   (``Agent.observe``), and only then are the tentative rule and the declaration judged.
+   With ``timing="after_verdict"`` (an easier reading, about 0.8 points higher) the
+   agent plays a card (``Agent.choose_play``), is told its verdict, then states and
+   declares (`SoloDecisions.declare_rule`, ``Agent.propose_rule``).
 4. **Declarations** (and tentative rules, at no cost) are judged by
    `eleusis_lab.games.solo.judge.judge_declaration`: by default over every continuation
    of the main line after the turn's card (the published judge, computed exactly);
@@ -33,9 +33,10 @@
 The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) are in
 `eleusis_lab.games.solo.record`; this module re-exports them.
 
-The package: the record and its layout (`record`), the engine (`engine`), its replay
-(`replay`), the score (`scoring`), how a declaration is judged (`judge`), the agent's
-beliefs turn by turn (`beliefs`), and here the game's declaration, `GAME_TYPE`.
+The package: the player's decisions (`decisions`: `SoloDecisions`, the mixin an agent
+needs to play), the record and its layout (`record`), the engine (`engine`), its
+replay (`replay`), the score (`scoring`), how a declaration is judged (`judge`), the
+agent's beliefs turn by turn (`beliefs`), and here the game's declaration, `GAME_TYPE`.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
 generator on it and the agent gets its own spawned generator, as in classic Eleusis.
@@ -68,6 +69,7 @@ from collections.abc import Sequence
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.solo.decisions import SoloDecisions, SoloMove, solo_statement
 from eleusis_lab.games.solo.engine import (
     HAND_SIZE,
     ILLEGAL_DECLARATION,
@@ -122,6 +124,8 @@ __all__ = [
     "Declaration",
     "Judgement",
     "SoloConfig",
+    "SoloDecisions",
+    "SoloMove",
     "SoloRecord",
     "Tentative",
     "format_solo_layout",
@@ -133,6 +137,7 @@ __all__ = [
     "solo_deal",
     "solo_outcome",
     "solo_score",
+    "solo_statement",
 ]
 
 
@@ -185,5 +190,6 @@ GAME_TYPE = GameType(
     replay=replay_solo,
     layout=format_solo_layout,
     sample_game=_sample_game,
+    mixins=(SoloDecisions,),
     traits=TRAITS,
 )

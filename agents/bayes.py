@@ -61,8 +61,12 @@ Policies (``policy``)
 - ``"mix"``: maximises ``(1 - mix) * P(right) + mix * information gain (bits)``.
 - ``"thompson"``: draws one hypothesis from the posterior and plays a card it says is
   right (the most probable card if it holds none, or if the fallback is drawn).
-- ``"auto"`` (the default): ``"lookahead"`` in the solo game, where a wrong card
-  costs nothing and only finding the rule counts; ``"mix"`` elsewhere.
+- ``"auto"`` (the default): ``"lookahead"`` where a wrong card costs nothing and only
+  finding the rule counts (``GameInfo.traits.scored_on == "finding"``: the solo
+  game); ``"mix"`` elsewhere.
+
+Every ``"auto"`` follows the game's `eleusis_lab.agent.GameTraits`, never its name:
+"in solo" above is where the benchmark chose the rule (``rule_from == "benchmark"``).
 
 Exploring has a price at the table: in four-player games over the catalog, agents
 playing by information gain identify rules fastest but end phase 1 with about twice
@@ -109,10 +113,11 @@ from eleusis_agents.posterior import (
     weight_calling_right,
 )
 from eleusis_agents.solo_declaring import SoloDeclaring, calibration_map
-from eleusis_lab.agent import GameInfo, LearningAgent, Observation
+from eleusis_lab.agent import GameInfo, GameTraits, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import build_space, check_max_hypotheses
@@ -137,16 +142,18 @@ def binary_entropy(p: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
-def resolve_productions(productions: str | ProductionPrior, game: str | None) -> ProductionPrior:
+def resolve_productions(productions: str | ProductionPrior, traits: GameTraits) -> ProductionPrior:
     """The production prior: ``"auto"`` is the prior fitted on the rules people write
-    (``people``) in the solo game, where it was validated on rules it was not fitted
-    to, and the hand-set one elsewhere (as before).
+    (``people``) where the benchmark chose the rule (`GameTraits.rule_from`, solo),
+    where it was validated on rules it was not fitted to, and the hand-set one where a
+    dealer did (as before).
 
-    >>> resolve_productions("auto", "solo").name, resolve_productions("auto", "classic").name
+    >>> benchmark = GameTraits(rule_from="benchmark")
+    >>> resolve_productions("auto", benchmark).name, resolve_productions("auto", GameTraits()).name
     ('people', 'hand-set')
     """
     if productions == "auto":
-        productions = SOLO_PRODUCTIONS if game == "solo" else UNIFORM
+        productions = SOLO_PRODUCTIONS if traits.rule_from == "benchmark" else UNIFORM
     return get_prior(productions)
 
 
@@ -157,7 +164,7 @@ def agent_grammar(agent) -> Grammar:
     >>> agent_grammar(BayesAgent(productions="people")).prior.name
     'people'
     """
-    prior = resolve_productions(agent.productions, agent._game())
+    prior = resolve_productions(agent.productions, agent._traits())
     return dataclasses.replace(get_grammar(agent.grammar), prior=prior)
 
 
@@ -186,17 +193,19 @@ def check_model_params(agent) -> None:
     calibration_map(getattr(agent, "calibration", None), agent)
 
 
-def resolve_acceptability(acceptability: str, game: str | None) -> str:
-    """``"dealer"`` or ``"solo"``: which rules the game's rule may be (see the module docstring).
+def resolve_acceptability(acceptability: str, traits: GameTraits) -> str:
+    """``"dealer"`` or ``"solo"``: which rules the game's rule may be (see the module
+    docstring); ``"auto"`` follows who chose it (`GameTraits.rule_from`).
 
-    >>> resolve_acceptability("auto", "solo"), resolve_acceptability("auto", "classic")
+    >>> benchmark = GameTraits(rule_from="benchmark")
+    >>> resolve_acceptability("auto", benchmark), resolve_acceptability("auto", GameTraits())
     ('solo', 'dealer')
-    >>> resolve_acceptability("dealer", "solo")
+    >>> resolve_acceptability("dealer", benchmark)
     'dealer'
     """
     if acceptability != "auto":
         return acceptability
-    return "solo" if game == "solo" else "dealer"
+    return "solo" if traits.rule_from == "benchmark" else "dealer"
 
 
 #: The mass of the one-card language fitted for solo (module docstring).
@@ -205,18 +214,20 @@ SOLO_ONE_CARD = 0.25
 SOLO_PRODUCTIONS = "people"
 
 
-def resolve_one_card(one_card: float | str, game: str | None) -> float:
-    """The one-card language's mass: ``"auto"`` is the mass fitted for solo in the solo
-    game and 0 elsewhere, where it was not fitted (the grammar alone, as before).
+def resolve_one_card(one_card: float | str, traits: GameTraits) -> float:
+    """The one-card language's mass: ``"auto"`` is the mass fitted for solo where the
+    benchmark chose the rule (`GameTraits.rule_from`) and 0 where a dealer did, where it
+    was not fitted (the grammar alone, as before).
 
-    >>> resolve_one_card("auto", "solo"), resolve_one_card("auto", "classic")
+    >>> benchmark = GameTraits(rule_from="benchmark")
+    >>> resolve_one_card("auto", benchmark), resolve_one_card("auto", GameTraits())
     (0.25, 0.0)
-    >>> resolve_one_card(0.1, "classic")
+    >>> resolve_one_card(0.1, GameTraits())
     0.1
     """
     if one_card != "auto":
         return float(one_card)
-    return SOLO_ONE_CARD if game == "solo" else 0.0
+    return SOLO_ONE_CARD if traits.rule_from == "benchmark" else 0.0
 
 
 #: Priors computed, per space (as long as it lives): they depend on nothing else.
@@ -293,7 +304,7 @@ def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
     return unpack_verdicts(np.bitwise_or.reduce(space.table, axis=0), len(space))
 
 
-class BayesAgent(SoloDeclaring, LearningAgent):
+class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     """Bayesian rule induction over an enumerated grammar (see the module docstring).
 
     Parameters
@@ -358,8 +369,6 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         Each play seen: its probe index in the space (-1 outside it) and its verdict.
     """
 
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
-
     def __init__(
         self,
         grammar: str | Grammar = "relational",
@@ -411,7 +420,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) space and rebuild the counts from ``history_``."""
         space = build_space(agent_grammar(self), self.max_hypotheses)
-        space = with_one_card(space, resolve_one_card(self.one_card, self._game()))
+        space = with_one_card(space, resolve_one_card(self.one_card, self._traits()))
         self.space_ = space
         n = len(space)
         padded = space.padded_size  # the hypotheses' arrays line up with the table's rows
@@ -431,7 +440,7 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         self.pruner_ = Pruner()
 
     def _acceptability(self) -> str:
-        return resolve_acceptability(self.acceptability, self._game())
+        return resolve_acceptability(self.acceptability, self._traits())
 
     def _ensure(self) -> None:
         if getattr(self, "space_", None) is None:
@@ -514,8 +523,8 @@ class BayesAgent(SoloDeclaring, LearningAgent):
         context = Context(obs.main_line, obs.last_play_right)
         p_right = self._right_probabilities(context, [card.face for card in hand])
         policy = self.policy
-        if policy == "auto":  # wrong cards cost nothing in solo: only learning counts
-            policy = "lookahead" if self.info_.game == "solo" else "mix"
+        if policy == "auto":  # wrong cards cost nothing when finding the rule is all
+            policy = "lookahead" if self.info_.traits.scored_on == "finding" else "mix"
         if policy == "greedy":
             scores = p_right
         elif policy == "info_gain":

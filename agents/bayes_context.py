@@ -82,6 +82,7 @@ from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.grammar import Grammar
@@ -229,7 +230,7 @@ SWITCHES: tuple[Switch, ...] = (
 )
 
 
-class ContextBayesAgent(SoloDeclaring, LearningAgent):
+class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     """Bayesian rule induction over switched rules (see the module docstring).
 
     Parameters
@@ -251,7 +252,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     policy : {"auto", "greedy", "lookahead"}
         ``"lookahead"``: the card whose verdict, and the play it opens, tell most
         about the rule (as `BayesAgent`'s); ``"greedy"``: the card most probably right;
-        ``"auto"``: lookahead in solo, greedy elsewhere.
+        ``"auto"``: lookahead in solo (scored on finding the rule), greedy elsewhere.
     prior : {"bits", "shortest", "uniform", "spread"}
         The prior over the base space (see `BayesAgent`).
     productions : str or ProductionPrior
@@ -281,8 +282,6 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         Each play seen: its probe in the base space (-1 outside it), the value of
         every switch, and its verdict.
     """
-
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(
         self,
@@ -343,7 +342,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) base space and rebuild the counts from ``history_``."""
         base = build_space(agent_grammar(self), self.max_hypotheses)
-        self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._game()))
+        self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._traits()))
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         chosen = self._chosen_switches()
@@ -381,7 +380,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
             self._count(probe, values, right)
 
     def _base_prior(self, whole: bool) -> np.ndarray:
-        acceptability = resolve_acceptability(self.acceptability, self._game())
+        acceptability = resolve_acceptability(self.acceptability, self._traits())
         log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)
         return log_prior.astype(np.float32)
 
@@ -529,7 +528,7 @@ class ContextBayesAgent(SoloDeclaring, LearningAgent):
         context = Context(obs.main_line, obs.last_play_right)
         p_right = self._right_probabilities(context, [card.face for card in hand])
         lookahead = self.policy == "lookahead" or (
-            self.policy == "auto" and self.info_.game == "solo"
+            self.policy == "auto" and self.info_.traits.scored_on == "finding"
         )
         scores = self._lookahead(context, hand, p_right) if lookahead else p_right
         best = np.flatnonzero(scores >= scores.max() - _TIE)

@@ -41,9 +41,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove
+from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import SUIT_NAMES, Card, CardError, format_cards, parse_card, parse_cards
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.people import SeatView
+from eleusis_lab.games.solo import SoloDecisions, SoloMove
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import RuleSyntaxError, parse
 
@@ -84,7 +86,7 @@ class _BadAnswer(ValueError):
     """An answer that cannot be taken; its message is the reason shown to the person."""
 
 
-class HumanAgent(Agent):
+class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
     """A seat played by a person at the terminal.
 
     Parameters
@@ -145,7 +147,6 @@ class HumanAgent(Agent):
     """
 
     interactive = True
-    games = ("classic", "four-to-eight", "delphi", "new-eleusis", "solo")
 
     def __init__(
         self,

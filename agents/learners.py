@@ -4,7 +4,9 @@
 `eleusis_lab.features.encode` for the card in the context it was judged in, and the
 verdict as label. It refits a fresh clone of its estimator on a schedule and plays the
 card its classifier rates most likely right. `DecisionTreeAgent` is the same agent with
-a decision tree.
+a decision tree. Both play every game: they mix in the solo game's and New Eleusis'
+decisions, whose defaults ask the classifier (`SklearnAgent.predict`) and declare
+nothing (``propose_rule`` is None).
 
 Benchmarking a new learner takes two lines:
 
@@ -35,6 +37,8 @@ from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.features import encode
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
+from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules.context import Context
 
 __all__ = ["DecisionTreeAgent", "SklearnAgent"]
@@ -53,7 +57,7 @@ def _real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value
 
 
-class SklearnAgent(LearningAgent):
+class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
     """An agent that learns the rule with a scikit-learn classifier over card features.
 
     Every play of every player (the agent's own and the others') becomes one example:
@@ -119,8 +123,6 @@ class SklearnAgent(LearningAgent):
     >>> bool(((agent.predict_faces(context) > 0.5) == rule.legal_faces(context)).all())
     True
     """
-
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(
         self,

@@ -2,7 +2,11 @@
 
 `RandomAgent` plays a card drawn uniformly from the cards it may play. `OracleAgent` is
 told the rule (``sees_rule = True``) and plays a right card whenever it holds one: no
-learner can do better on the cards it is dealt, so it bounds every other agent.
+learner can do better on the cards it is dealt, so it bounds every other agent. Both
+play every game: they mix in the solo game's and New Eleusis' decisions
+(`eleusis_lab.games.solo.SoloDecisions`,
+`eleusis_lab.games.new_eleusis.NewEleusisDecisions`), the oracle declaring the rule it
+was told on the first solo turn and playing the longest right string in New Eleusis.
 
 Examples
 --------
@@ -19,12 +23,14 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, GameInfo, Observation
 from eleusis_lab.cards import Card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions
+from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules import Context
 
 __all__ = ["OracleAgent", "RandomAgent"]
 
 
-class RandomAgent(Agent):
+class RandomAgent(SoloDecisions, NewEleusisDecisions, Agent):
     """Plays one of the cards it may play, uniformly at random.
 
     Its only randomness is the generator the engine hands to ``start_game``, so the same
@@ -43,14 +49,12 @@ class RandomAgent(Agent):
     True
     """
 
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
-
     def choose_play(self, obs: Observation) -> Card:
         hand = obs.hand
         return hand[int(self.rng_.integers(len(hand)))]
 
 
-class OracleAgent(Agent):
+class OracleAgent(SoloDecisions, NewEleusisDecisions, Agent):
     """Knows the rule; plays a right card whenever it holds one, else any card.
 
     Parameters
@@ -77,7 +81,6 @@ class OracleAgent(Agent):
     """
 
     sees_rule = True
-    games = ("classic", "solo", "four-to-eight", "delphi", "new-eleusis")
 
     def __init__(self, choice: str = "random"):
         self.choice = choice

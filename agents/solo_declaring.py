@@ -1,8 +1,9 @@
 """When a Bayesian agent declares in the solo game, and with what confidence.
 
-`SoloDeclaring` is a mixin over a few methods of an agent's model (its most probable
-hypothesis, its text, how to refute one, the leaders' verdicts): it declares when that
-pays (`break_even`) and states its probability through the agent's calibration map
+`SoloDeclaring` extends the solo game's decisions (`eleusis_lab.games.solo.SoloDecisions`)
+for an agent with a model, over a few of its methods (its most probable hypothesis, its
+text, how to refute one, the leaders' verdicts): it declares when that pays
+(`break_even`) and states its probability through the agent's calibration map
 (`calibration_map`). `eleusis_agents.bayes.BayesAgent` and
 `eleusis_agents.bayes_context.ContextBayesAgent` share it.
 """
@@ -13,10 +14,10 @@ import functools
 
 import numpy as np
 
-from eleusis_lab.agent import GameInfo, Observation
+from eleusis_lab.agent import GameInfo, GameTraits, Observation
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES
-from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY
+from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, SoloDecisions
 from eleusis_lab.rules import Context
 
 __all__ = ["CALIBRATION_FILES", "SoloDeclaring", "break_even", "calibration_map"]
@@ -100,8 +101,9 @@ def break_even(points: int) -> float:
     return WRONG_PENALTY / (WRONG_PENALTY + points)
 
 
-class SoloDeclaring:
-    """When a Bayesian agent declares in solo: a mixin over four methods of the agent.
+class SoloDeclaring(SoloDecisions):
+    """When a Bayesian agent declares in solo: the solo game's decisions over four
+    methods of the agent.
 
     ``_best()`` gives the most probable hypothesis (a key) and its probability, or
     None; ``_refute(key)`` takes a hypothesis out of the posterior; ``_rule_text(key)``
@@ -113,13 +115,14 @@ class SoloDeclaring:
         super().start_game(info, rng)
         self.declared_now_ = None  # the hypothesis declared after the previous turn
         self.best_trail_: list[float] = []  # the best probability after each turn
-        # fitted on solo games, the map says nothing of the other games
-        solo = self._game() == "solo"
-        self.calibration_ = calibration_map(self.calibration, self) if solo else None
+        # fitted on the benchmark's rules, the map says nothing of the rules of a dealer
+        benchmark = self._traits().rule_from == "benchmark"
+        self.calibration_ = calibration_map(self.calibration, self) if benchmark else None
 
-    def _game(self) -> str | None:
-        """The game being played (`GameInfo.game`), None before the first."""
-        return getattr(getattr(self, "info_", None), "game", None)
+    def _traits(self) -> GameTraits:
+        """The traits of the game being played (`GameInfo.traits`); before the first
+        game, a dealer's game's."""
+        return getattr(getattr(self, "info_", None), "traits", GameTraits())
 
     def _stated(self, probability: float) -> float:
         """The confidence stated for a posterior probability: calibrated, when the agent
@@ -133,7 +136,8 @@ class SoloDeclaring:
         return probability if calibration is None else calibration(probability)
 
     def declare_rule(self, obs: Observation) -> str | None:
-        """Solo: declare the most probable rule from confidence 2/3 (see `Agent.declare_rule`).
+        """Solo: declare the most probable rule from confidence 2/3 (see
+        `SoloDecisions.declare_rule`).
 
         The game goes on only after a wrong declaration, so the hypothesis declared on
         the turn before is refuted: it leaves the posterior, and the next one can rise.

@@ -6,19 +6,39 @@ game lives in attributes ending in ``_`` and is set up in ``start_game``, and al
 randomness comes from the generator the engine hands to ``start_game``.
 
 A game calls, in order: ``start_game(info, rng)`` once; then, for each decision,
-``choose_play(obs)``; and ``observe(event)`` for every public event of the game
-(every player's plays, not only the agent's own).
+``choose_play(obs)`` (Delphi: ``predict``); and ``observe(event)`` for every public
+event of the game (every player's plays, not only the agent's own).
+
+`Agent` holds the decisions every game asks for. A game that asks for more has its own
+decisions in a mixin of its package, with defaults built on the core ones: the solo
+game's in `eleusis_lab.games.solo.SoloDecisions` (a move with a declaration), New
+Eleusis' in `eleusis_lab.games.new_eleusis.NewEleusisDecisions` (strings, "no play",
+the Prophet). Each class declares the *capabilities* it adds (``capabilities``, a
+tuple of short names: ``"plays"`` for `Agent`, ``"declares"`` and ``"plays_strings"``
+for those mixins); an agent's are the union over its classes (`agent_capabilities`),
+and it may sit at a game's table when it has every capability the game needs
+(`eleusis_lab.games.table.GameType.needs`). What an agent may adapt to in a game is
+told in `GameInfo.traits`, never by the game's name.
 
 Examples
 --------
-A complete agent that always plays its lowest card:
+A complete agent that always plays its lowest card, in every game but those two:
 
 >>> from eleusis_lab.agent import Agent
 >>> class LowestCard(Agent):
 ...     def choose_play(self, obs):
 ...         return min(obs.hand, key=lambda card: card.rank)
->>> LowestCard().get_params()
-{}
+>>> LowestCard().get_params(), sorted(agent_capabilities(LowestCard))
+({}, ['plays'])
+
+With the two mixins it plays them too (their defaults ask ``choose_play``):
+
+>>> from eleusis_lab.games.new_eleusis import NewEleusisDecisions
+>>> from eleusis_lab.games.solo import SoloDecisions
+>>> class EveryGame(SoloDecisions, NewEleusisDecisions, LowestCard):
+...     pass
+>>> sorted(agent_capabilities(EveryGame))
+['declares', 'plays', 'plays_strings']
 """
 
 from __future__ import annotations
@@ -27,16 +47,64 @@ import abc
 import copy
 import functools
 import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from eleusis_lab.cards import Card
+from eleusis_lab.errors import ConfigError
 from eleusis_lab.rules.context import Context
 
 if TYPE_CHECKING:
     from eleusis_lab.rules import Rule
+
+
+#: The values of `GameTraits.rule_from` and of `GameTraits.scored_on`.
+RULE_FROM = ("dealer", "benchmark")
+SCORED_ON = ("plays", "predictions", "finding")
+
+
+@dataclass(frozen=True)
+class GameTraits:
+    """What a game tells its players of itself beyond its name: facts an agent may
+    adapt to, so that it never needs to know which game it plays.
+
+    Each game declares its traits (`eleusis_lab.games.table.GameType.traits`) and its
+    engine hands them to every agent in `GameInfo.traits`.
+
+    Attributes
+    ----------
+    rule_from : {"dealer", "benchmark"}
+        Who chose the rule. ``"dealer"``: a dealer (in Delphi, the oracle), so the rule
+        is one a dealer may choose, acceptable (RULES.md section 1, item 8).
+        ``"benchmark"``: the benchmark (solo), where any rule of the language may be
+        the rule, acceptable or not; its rules are those people write.
+    scored_on : {"plays", "predictions", "finding"}
+        What the player is scored on. ``"plays"``: its cards, every wrong one costs;
+        ``"predictions"``: its predictions of the verdicts (it plays no card);
+        ``"finding"``: finding the rule fast (a wrong card costs nothing, and teaches).
+
+    Examples
+    --------
+    >>> GameTraits()
+    GameTraits(rule_from='dealer', scored_on='plays')
+    >>> GameTraits(scored_on="winning")
+    Traceback (most recent call last):
+    ...
+    ValueError: GameTraits.scored_on is 'winning'; it is one of 'plays', 'predictions', 'finding'
+    """
+
+    rule_from: str = "dealer"
+    scored_on: str = "plays"
+
+    def __post_init__(self) -> None:
+        for name, values in (("rule_from", RULE_FROM), ("scored_on", SCORED_ON)):
+            value = getattr(self, name)
+            if value not in values:
+                known = ", ".join(map(repr, values))
+                raise ValueError(f"GameTraits.{name} is {value!r}; it is one of {known}")
 
 
 @dataclass(frozen=True)
@@ -45,6 +113,8 @@ class GameInfo:
 
     ``rule`` is ``None`` except for agents whose class sets ``sees_rule = True``
     (the oracle, an upper bound for learners): agents never see the rule otherwise.
+    ``traits`` are the game's `GameTraits`: what an agent adapts to, rather than to
+    the game's name.
     """
 
     game: str
@@ -53,6 +123,7 @@ class GameInfo:
     hand: tuple[Card, ...]
     starter: Card | None
     rule: Rule | None = None
+    traits: GameTraits = GameTraits()
 
 
 @dataclass(frozen=True)
@@ -62,15 +133,8 @@ class Observation:
     ``hand`` holds exactly the cards the agent may play now (in phase 2 of classic
     Eleusis, its wrong cards). ``wrong_cards[seat]`` are the cards each player has
     face up in front of him, ``last_play_right`` the verdict of the previous play
-    (``None`` before the first play).
-
-    The fields after these have defaults; New Eleusis fills them in (other games leave
-    them empty). There ``phase`` is 2 in sudden death, ``wrong_cards[seat]`` are the
-    hands the seat set aside after a true "no play", ``side_line[i]`` the wrong cards
-    under main-line card ``i``, ``hand_sizes`` every seat's hand (the Prophet's hand
-    set aside included), ``prophet`` the Prophet's seat, ``marker`` the cards played
-    when his marker went down, ``cards_played`` the cards played so far (main and side
-    line, not the starter) and ``expelled`` the seats expelled, in order.
+    (``None`` before the first play). A game may show more: it hands agents a subclass
+    (New Eleusis: `eleusis_lab.games.new_eleusis.NewEleusisObservation`).
     """
 
     game: str
@@ -80,12 +144,6 @@ class Observation:
     main_line: tuple[Card, ...]
     wrong_cards: tuple[tuple[Card, ...], ...]
     last_play_right: bool | None
-    side_line: tuple[tuple[Card, ...], ...] = ()
-    hand_sizes: tuple[int, ...] = ()
-    prophet: int | None = None
-    marker: int | None = None
-    cards_played: int = 0
-    expelled: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,21 +167,6 @@ class Event:
     right: bool
     position: int
     kind: str = "play"
-
-
-@dataclass(frozen=True)
-class SoloMove:
-    """One move of the solo benchmark, made before the card's verdict (RULES.md 6).
-
-    ``card`` is played; ``rule`` is the agent's tentative rule (text, or None) and
-    ``confidence`` the probability it gives that rule (in [0, 1], or None); with
-    ``declare`` the rule is declared: correct, it ends the game; wrong, it costs 2.
-    """
-
-    card: Card
-    rule: str | None = None
-    confidence: float | None = None
-    declare: bool = False
 
 
 class Parameters:
@@ -164,12 +207,16 @@ class Parameters:
 
 
 class Agent(Parameters, abc.ABC):
-    """Base class of all agents. Subclasses implement at least ``choose_play``."""
+    """Base class of all agents. Subclasses implement at least ``choose_play``.
+
+    These decisions are the core every game asks for (capability ``"plays"``); a game's
+    own decisions come with a mixin of the game's (see the module docstring).
+    """
 
     #: Set to True only by agents that are allowed to know the rule (the oracle).
     sees_rule: bool = False
-    #: The games the agent can play (``GameInfo.game`` names); `check_agent` plays each.
-    games: tuple[str, ...] = ("classic",)
+    #: The capabilities this class adds to its bases' (read them with `agent_capabilities`).
+    capabilities: tuple[str, ...] = ("plays",)
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         """Reset learned state for a new game; keep ``rng`` for random choices."""
@@ -191,151 +238,73 @@ class Agent(Parameters, abc.ABC):
         """The agent's best guess of the rule and its confidence, or ``None``."""
         return None
 
-    #: The confidence from which the default `declare_rule` declares (2/3, see there).
-    declare_confidence: float = 2 / 3
 
-    def solo_move(self, obs: Observation) -> SoloMove:
-        """The solo game's move (RULES.md section 6): a card, the tentative rule with its
-        confidence, and whether to declare it, all before the card's verdict.
+def agent_capabilities(agent: object) -> frozenset[str]:
+    """The capabilities of an agent (or agent class): the names its class and every one
+    of its bases declare in their own ``capabilities``.
 
-        The default composes the other methods: `declare_rule` says what to declare
-        (with what the agent knows before this turn's card), `propose_rule` gives the
-        tentative rule and its confidence (the declared text is the tentative rule),
-        and `choose_play` the card.
+    A class declares only what it adds: `Agent` declares ``"plays"``, a game's mixin
+    the capability of its decisions (``"declares"``, ``"plays_strings"``), and an agent
+    that implements a game's decisions itself may declare theirs. A declaration that is
+    not a tuple of names is a `ConfigError`.
 
-        Examples
-        --------
-        >>> class Sure(Agent):
-        ...     def choose_play(self, obs):
-        ...         return obs.hand[0]
-        ...     def propose_rule(self):
-        ...         return ("red(card)", 0.7)
-        >>> from eleusis_lab.cards import parse_cards
-        >>> obs = Observation("solo", 0, 1, tuple(parse_cards("2C 9H")), (), ((),), None)
-        >>> Sure().solo_move(obs)
-        SoloMove(card=Card('2C'), rule='red(card)', confidence=0.7, declare=True)
-        """
-        rule, confidence, declare = solo_statement(self, obs)
-        return SoloMove(self.choose_play(obs), rule, confidence, declare)
-
-    def declare_rule(self, obs: Observation) -> str | None:
-        """The solo game asks once a turn: rule text to declare now, or ``None``.
-
-        Asked before the turn's card by the default `solo_move` (the published
-        timing), after its verdict in the game's ``timing="after_verdict"`` reading.
-        A correct declaration ends the game; a wrong one (or text that does not parse)
-        costs 2 points and the game goes on (RULES.md section 6). The default declares
-        the text of `propose_rule` when its confidence ``p`` is at least
-        `declare_confidence`, and never a text it already declared in this game (in
-        solo the game only goes on after a wrong declaration).
-
-        Why 2/3: found on turn ``k`` the score is ``31 - k``, so waiting a turn costs
-        at most 1 point, while a wrong declaration costs 2 and the game goes on as if it
-        had not been made. Against any way of going on, declaring now gains at least
-        ``p * 1 - (1 - p) * 2`` (the most waiting can gain is a sure find next turn),
-        which is >= 0 when ``p >= 2/3``; on the last turn the gain is exactly that.
-        Below 2/3 declaring pays only if the agent learns slowly, which it cannot know,
-        so the default waits. An agent whose confidence is calibrated (the probability
-        that the proposal is right) thus never declares at a loss.
-
-        Examples
-        --------
-        >>> class Sure(Agent):
-        ...     def choose_play(self, obs):
-        ...         return obs.hand[0]
-        ...     def propose_rule(self):
-        ...         return ("red(card)", 0.7)
-        >>> agent = Sure()
-        >>> agent.declare_rule(None), agent.declare_rule(None)  # never the same text twice
-        ('red(card)', None)
-        """
-        proposal = self.propose_rule()
-        if proposal is None:
-            return None
-        text, confidence = proposal
-        # The texts declared in this game; start_game sets a new info_ for each game.
-        info = getattr(self, "info_", None)
-        declared = getattr(self, "declared_", None)
-        if declared is None or declared[0] is not info:
-            declared = self.declared_ = (info, set())
-        if confidence < self.declare_confidence or text in declared[1]:
-            return None
-        declared[1].add(text)
-        return text
-
-    # -- New Eleusis (RULES.md section 5): defaults that let every agent play it --------
-
-    #: The confidence of `propose_rule` from which the default `declare_prophet` says yes.
-    prophet_confidence: float = 0.9
-
-    def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
-        """New Eleusis: 1 to 4 distinct cards of ``obs.hand`` to play in order, or ``None``.
-
-        ``None`` declares "no play" (none of its cards is right). The default plays the
-        single card `choose_play` returns, so it never declares "no play".
-        """
-        return (self.choose_play(obs),)
-
-    def declare_prophet(self, obs: Observation) -> bool:
-        """New Eleusis, asked right after its play when it may: become the Prophet?
-
-        The default says yes when `propose_rule` gives a confidence of at least
-        `prophet_confidence` (0.9): a Prophet scores a bonus per card played after his
-        marker, and an overthrow (a wrong call) costs him 5 cards and the bonus.
-        Agents whose ``propose_rule`` returns ``None`` never declare.
-        """
-        proposal = self.propose_rule()
-        return proposal is not None and proposal[1] >= self.prophet_confidence
-
-    def call_play(self, obs: Observation, cards: tuple[Card, ...]) -> bool:
-        """New Eleusis, the Prophet's call: is the string ``cards`` right on ``obs.main_line``?
-
-        The default calls it right when `predict` rates each card right (>= 0.5) on
-        the main line extended by the cards before it.
-
-        Examples
-        --------
-        >>> from eleusis_lab.cards import parse_cards
-        >>> class Reds(Agent):
-        ...     def choose_play(self, obs):
-        ...         return obs.hand[0]
-        ...     def predict(self, obs, cards):
-        ...         return np.array([float(card.is_red) for card in cards])
-        >>> obs = Observation("new-eleusis", 0, 1, (), tuple(parse_cards("2C")), (), None)
-        >>> Reds().call_play(obs, tuple(parse_cards("3H 4D"))), Reds().call_play(
-        ...     obs, tuple(parse_cards("3H 4S")))
-        (True, False)
-        """
-        from dataclasses import replace
-
-        for i, card in enumerate(cards):
-            after = obs if i == 0 else replace(obs, main_line=obs.main_line + cards[:i])
-            if not float(np.asarray(self.predict(after, [card]))[0]) >= 0.5:
-                return False
-        return True
-
-    def call_no_play(self, obs: Observation, hand: tuple[Card, ...]) -> bool:
-        """New Eleusis, the Prophet's call of a "no play": is none of ``hand`` right?
-
-        ``hand`` is the declaring player's hand, shown to everyone. The default calls
-        the declaration true when `predict` rates every card of it below 0.5.
-        """
-        return not bool((np.asarray(self.predict(obs, list(hand)), dtype=float) >= 0.5).any())
-
-
-def solo_statement(agent: Agent, obs: Observation) -> tuple[str | None, float | None, bool]:
-    """What ``agent`` states in a solo turn: (tentative rule, confidence, declare).
-
-    `Agent.declare_rule` decides the declaration, `Agent.propose_rule` gives the
-    tentative rule; a declared text is the tentative rule, with the proposal's
-    confidence when it is the same text (else None).
+    Examples
+    --------
+    >>> class Juggling:
+    ...     capabilities = ("juggles",)
+    >>> class Juggler(Juggling, Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    >>> sorted(agent_capabilities(Juggler())), agent_capabilities(Agent)
+    (['juggles', 'plays'], frozenset({'plays'}))
     """
-    declared = agent.declare_rule(obs)
-    proposal = agent.propose_rule()
-    rule, confidence = proposal if proposal is not None else (None, None)
-    if declared is not None and declared != rule:
-        rule, confidence = declared, None
-    return rule, confidence, declared is not None
+    return _capabilities(agent if isinstance(agent, type) else type(agent))
+
+
+@functools.cache  # a class's bases and declarations are fixed once it is defined
+def _capabilities(cls: type) -> frozenset[str]:
+    names: set[str] = set()
+    for base in cls.__mro__:
+        declared = vars(base).get("capabilities", ())
+        names_only = isinstance(declared, tuple | frozenset) and all(
+            isinstance(name, str) for name in declared
+        )
+        if not names_only:
+            raise ConfigError(
+                f"{base.__qualname__}.capabilities is {declared!r}; it should be a tuple of"
+                " names, e.g. ('plays',)"
+            )
+        names.update(declared)
+    return frozenset(names)
+
+
+def capability_refusal(agent: object, label: str, game: str, classes: Iterable[type]) -> str | None:
+    """Why ``agent`` (labelled ``label``) cannot play ``game``, whose decisions are those
+    of ``classes`` (a base and mixins): one line naming the first capability it lacks and
+    the class that provides it. None when it has them all.
+
+    Examples
+    --------
+    >>> class Juggling:
+    ...     capabilities = ("juggles",)
+    >>> class Lowest(Agent):
+    ...     def choose_play(self, obs):
+    ...         return min(obs.hand)
+    >>> capability_refusal(Lowest(), "Lowest()", "the circus", [Agent, Juggling])
+    "Lowest() cannot play the circus: it lacks the capability 'juggles' (mix in \
+eleusis_lab.agent.Juggling)"
+    >>> capability_refusal(Lowest(), "Lowest()", "classic", [Agent]) is None
+    True
+    """
+    held = agent_capabilities(agent)
+    for cls in classes:
+        lacking = sorted(agent_capabilities(cls) - held)
+        if lacking:
+            return (
+                f"{label} cannot play {game}: it lacks the capability {lacking[0]!r}"
+                f" (mix in {cls.__module__}.{cls.__qualname__})"
+            )
+    return None
 
 
 class LearningAgent(Agent):

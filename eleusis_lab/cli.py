@@ -565,6 +565,10 @@ def _play(args) -> int:
     if len(names) != count:
         raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
     agents = [game.agents.make(name) for name in names]
+    for name, agent in zip(names, agents, strict=True):
+        refusal = game.refusal(agent, f"agent {name!r}")
+        if refusal is not None:
+            raise ConfigError(refusal)
     config_type = game.config_type
     options = {
         "retry_in_turn": args.retry_in_turn,

@@ -1,11 +1,13 @@
 """What the game engines share: checking their inputs, and the faults of agents.
 
 Every engine (classic, four-to-eight, Delphi) checks its seed and its agents the same
-way, and records an agent that raises, returns something it may not or overruns its
-time budget as a `eleusis_lab.record.Fault` instead of crashing (``on_fault=
-"substitute"``), or stops at the first fault (``on_fault="raise"``). The rule of each
-game for what replaces a faulty decision is documented with its config class
-(`eleusis_lab.games.classic.ClassicConfig` for the games where agents play cards).
+way (a game with decisions of its own also checks that every agent has their
+capability, `check_capabilities`), and records an agent that raises, returns something
+it may not or overruns its time budget as a `eleusis_lab.record.Fault` instead of
+crashing (``on_fault="substitute"``), or stops at the first fault (``on_fault=
+"raise"``). The rule of each game for what replaces a faulty decision is documented
+with its config class (`eleusis_lab.games.classic.ClassicConfig` for the games where
+agents play cards).
 
 >>> check_seed(7)
 7
@@ -21,7 +23,14 @@ from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation
+from eleusis_lab.agent import (
+    Agent,
+    Event,
+    GameInfo,
+    GameTraits,
+    Observation,
+    capability_refusal,
+)
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.record import ILLEGAL_CARD, OVER_TIME, RAISED, Fault
@@ -96,6 +105,29 @@ def check_agents(agents: Sequence[Agent], game: str, minimum: int) -> list[Agent
     return agents
 
 
+def check_capabilities(agents: Sequence[Agent], game: str, decisions: type) -> None:
+    """`ConfigError` for an agent that lacks a capability of ``decisions``, the mixin of
+    the game's own decisions: it would fault at each of them.
+
+    >>> from eleusis_agents.simple import RandomAgent
+    >>> from eleusis_lab.games.solo import SoloDecisions
+    >>> class Lowest(Agent):
+    ...     def choose_play(self, obs):
+    ...         return min(obs.hand)
+    >>> check_capabilities([RandomAgent()], "solo", SoloDecisions)
+    >>> check_capabilities([Lowest()], "solo", SoloDecisions)
+    Traceback (most recent call last):
+    ...
+    eleusis_lab.errors.ConfigError: seat 0 (Lowest()) cannot play solo: it lacks the \
+capability 'declares' (mix in eleusis_lab.games.solo.decisions.SoloDecisions)
+    """
+    for seat, agent in enumerate(agents):
+        label = f"seat {seat} ({text(repr, agent)})"
+        refusal = capability_refusal(agent, label, game, (decisions,))
+        if refusal is not None:
+            raise ConfigError(refusal)
+
+
 def shorten(text: str) -> str:
     """``text`` cut to `MESSAGE_LENGTH` characters."""
     return text if len(text) <= MESSAGE_LENGTH else text[: MESSAGE_LENGTH - 3] + "..."
@@ -157,15 +189,18 @@ class FaultLog:
         """start_game raised (the caller re-raises when on_fault is "raise")."""
         self.add(seat, RAISED, exception_text(error), 0, 0, "start_game")
 
-    def start_games(self, game: str, rule: Any, starter: Card, hands, rngs) -> None:
-        """Tell every agent its game starts: a `GameInfo` with its hand (the rule only to
-        an agent that sees it). A ``start_game`` that raises is a fault, or stops the game
-        with ``on_fault="raise"``."""
+    def start_games(
+        self, game: str, traits: GameTraits, rule: Any, starter: Card, hands, rngs
+    ) -> None:
+        """Tell every agent its game starts: a `GameInfo` with its hand and the game's
+        traits (the rule only to an agent that sees it). A ``start_game`` that raises is
+        a fault, or stops the game with ``on_fault="raise"``."""
         n = len(self.agents)
         for seat, agent in enumerate(self.agents):
             told = rule if agent.sees_rule is True else None
+            info = GameInfo(game, seat, n, hands[seat], starter, told, traits)
             try:
-                agent.start_game(GameInfo(game, seat, n, hands[seat], starter, told), rngs[seat])
+                agent.start_game(info, rngs[seat])
             except Exception as error:
                 if self.stop:
                     raise

@@ -409,17 +409,15 @@ def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
     try:
         cls = registry.agent_class(name)
         registry.make(name, **copy.deepcopy(params))
+        refusal = GAMES[game].refusal(cls, f"agent {name!r}")
     except UnknownAgentError:
         raise ConfigError(
             f"{source}: {where}: unknown agent {name!r}{_suggest(name, registry.available())}"
         ) from None
     except (AgentSpecError, ConfigError, ValueError, TypeError) as error:
         raise ConfigError(f"{source}: {where}: {error}") from None
-    if game not in getattr(cls, "games", (game,)):
-        raise ConfigError(
-            f"{source}: {where}: agent {name!r} does not play {game!r} (it plays:"
-            f" {', '.join(cls.games)})"
-        )
+    if refusal is not None:
+        raise ConfigError(f"{source}: {where}: {refusal}")
     return AgentSpec(name, params)
 
 

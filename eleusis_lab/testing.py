@@ -15,13 +15,14 @@ The checks, in the order `check_agent` runs them (`CHECKS`):
 - `check_same_seed_same_plays`: same seed, same game, whatever was played before.
 - `check_observation_not_mutated`: observations, card lists and events come back intact.
 - `check_pickle`: it pickles, before and after a game, into an agent that plays alike.
-- `check_declared_games`: it completes a game of every kind in its ``games``.
 - `check_predict`: one probability in [0, 1] per card.
 - `check_propose_rule`: ``None`` or (rule text that parses, confidence in [0, 1]).
+- `check_playable_games`: it completes a game of every kind it can play (whose needs
+  it meets).
 
 Every check is called as ``check(agent)``; `check_agent` also passes a `CheckNotes` in
-which the checks that play games leave their decision times and the declared games
-they could not check.
+which the checks that play games leave their decision times and the games it can play
+that they could not check.
 
 Examples
 --------
@@ -71,9 +72,9 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, Observation, clone
+from eleusis_lab.agent import Agent, Event, Observation, agent_capabilities, clone
 from eleusis_lab.cards import Card, standard_deck
-from eleusis_lab.errors import AgentError
+from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.games.classic.record import GameRecord
 from eleusis_lab.games.table import GAMES
@@ -86,12 +87,12 @@ __all__ = [
     "AgentReport",
     "CheckNotes",
     "check_agent",
-    "check_declared_games",
     "check_no_attributes_set_in_init",
     "check_observation_not_mutated",
     "check_only_legal_actions",
     "check_params_round_trip",
     "check_pickle",
+    "check_playable_games",
     "check_predict",
     "check_propose_rule",
     "check_same_seed_same_plays",
@@ -113,7 +114,8 @@ class CheckNotes:
     decision_seconds : list of float
         The time of each ``choose_play`` call of the games the checks timed.
     not_checked : list of str
-        Game names the agent declares (``Agent.games``) that no checker plays yet.
+        Games the agent can play (it has the capabilities they need) that no checker
+        plays yet: they declare no ``sample_game``.
     """
 
     decision_seconds: list[float] = field(default_factory=list)
@@ -131,7 +133,7 @@ class AgentReport:
     passed : tuple of str
         The names of the checks it passed (all of `CHECKS`: a failure raises).
     not_checked : tuple of str
-        Games it declares that cannot be checked yet (no checker plays them).
+        Games it can play that cannot be checked yet (no checker plays them).
     decisions : int
         The ``choose_play`` calls timed, over the check games.
     mean_ms, max_ms : float
@@ -224,7 +226,7 @@ def _play(check: str, agent: Agent, setup: _Setup) -> GameRecord:
         ) from error
 
 
-def _declared_game(agent: Agent, where: str, play: Callable[[], Any]) -> Any:
+def _play_sample(agent: Agent, where: str, play: Callable[[], Any]) -> Any:
     """``play()``, its errors (the agent's faults, with on_fault="raise") as the check's."""
     try:
         return play()
@@ -232,7 +234,7 @@ def _declared_game(agent: Agent, where: str, play: Callable[[], Any]) -> Any:
         if hasattr(error, "check"):
             raise  # a check's probe inside the game failed: its message says it all
         what = str(error) if isinstance(error, AgentError) else f"raised {error!r}"
-        raise _failure("check_declared_games", agent, f"in a {where}: {what}") from error
+        raise _failure("check_playable_games", agent, f"in a {where}: {what}") from error
 
 
 def _timed(agent: Agent, notes: CheckNotes) -> Agent:
@@ -646,47 +648,52 @@ def _lookup(cls: type) -> object:
     return found
 
 
-def check_declared_games(agent: Agent, notes: CheckNotes | None = None) -> None:
-    """It completes one game of every kind its class declares in ``games``.
+def check_playable_games(agent: Agent, notes: CheckNotes | None = None) -> None:
+    """It completes one game of every kind it can play: every game of
+    `eleusis_lab.games.table.GAMES` whose needs it meets (`GameType.refusal`: its kind
+    of agent and the capabilities of its decisions, `eleusis_lab.agent.agent_capabilities`).
 
-    The games are those of `eleusis_lab.games.table.GAMES`, each played by its
-    ``sample_game``; a declared game that has none (or is not registered) is listed in
-    ``notes.not_checked``, not failed. A game completes when it ends
-    with no fault and its record replays without a discrepancy.
+    Each game is played by its ``sample_game``; a game the agent can play that has none
+    is listed in ``notes.not_checked``, not failed. A game completes when it ends with no
+    fault and its record replays without a discrepancy.
 
     Examples
     --------
+    >>> import dataclasses
     >>> from eleusis_lab.agent import Agent
-    >>> class Everywhere(Agent):
-    ...     games = ("classic", "secrets")
+    >>> from eleusis_lab.games.table import register_game, unregister_game
+    >>> class Lowest(Agent):  # the core decisions: classic, 4-8, Delphi; not solo
     ...     def choose_play(self, obs):
-    ...         return obs.hand[-1]
+    ...         return min(obs.hand)
+    >>> twin = dataclasses.replace(GAMES["classic"], name="twin", sample_game=None)
+    >>> _ = register_game(twin)
     >>> notes = CheckNotes()
-    >>> check_declared_games(Everywhere(), notes)
+    >>> check_playable_games(Lowest(), notes)
     >>> notes.not_checked
-    ['secrets']
+    ['twin']
+    >>> unregister_game("twin")
     """
-    check = "check_declared_games"
+    check = "check_playable_games"
     notes = CheckNotes() if notes is None else notes
-    games = type(agent).games
-    if not (isinstance(games, tuple) and games and all(isinstance(g, str) for g in games)):
-        raise _failure(
-            check, agent, f"games is {games!r}; it should be a tuple of game names, ('classic',)"
-        )
-    for seed, game in enumerate(games, start=201):
-        declared = GAMES.get(game)
-        if declared is None or declared.sample_game is None:
-            notes.not_checked.append(game)
+    try:
+        agent_capabilities(agent)
+    except ConfigError as error:
+        raise _failure(check, agent, str(error)) from None
+    seed = 201  # each game is its own: one seed serves them all
+    for game in GAMES.values():
+        if game.refusal(agent) is not None:
             continue
-        where = f"{declared.label} game, seed {seed}"
-        played = functools.partial(declared.sample_game, _timed(clone(agent), notes), seed)
-        record = _declared_game(agent, where, played)
+        if game.sample_game is None:
+            notes.not_checked.append(game.name)
+            continue
+        where = f"{game.label} game, seed {seed}"
+        played = functools.partial(game.sample_game, _timed(clone(agent), notes), seed)
+        record = _play_sample(agent, where, played)
         problems = replay(record)
         problems += [f"fault: {fault.message}" for fault in record.faults]
         if problems:
-            raise _failure(
-                check, agent, f"its {game} game (seed {seed}) does not check out: {problems[0]}"
-            )
+            what = f"its {game.name} game (seed {seed}) does not check out: {problems[0]}"
+            raise _failure(check, agent, what)
 
 
 def _check_probabilities(agent: Agent, probe: Agent, obs: Observation, cards: list[Card]) -> None:
@@ -832,9 +839,9 @@ CHECKS: tuple[Callable[..., None], ...] = (
     check_same_seed_same_plays,
     check_observation_not_mutated,
     check_pickle,
-    check_declared_games,
     check_predict,
     check_propose_rule,
+    check_playable_games,  # last: a whole game of each kind fails less precisely
 )
 
 
@@ -864,7 +871,7 @@ def check_agent(agent: Agent) -> AgentReport:
     Returns
     -------
     AgentReport
-        The checks passed, the declared games that cannot be checked yet, and the mean
+        The checks passed, the games it can play that cannot be checked yet, and the mean
         and longest time per decision over the check games that were timed.
 
     Raises

@@ -13,6 +13,7 @@ from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.games.classic import play_classic
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.analysis import equivalent
 from eleusis_lab.rules.enumerate import build_space
@@ -349,6 +350,11 @@ def test_a_calibration_map_changes_what_is_stated_not_how_it_plays(tmp_path):
     assert halved.declarations[-1].confidence == pytest.approx(raw.declarations[-1].confidence / 2)
 
 
+def game_info(game: str) -> GameInfo:
+    """What the engine of ``game`` tells a lone player at the start, its traits included."""
+    return GameInfo(game, 0, 1, (), STARTER, traits=GAMES[game].traits)
+
+
 def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely():
     def prior_of(acceptability, game, text):
         agent = BayesAgent(
@@ -358,7 +364,7 @@ def test_solo_has_no_quarter_of_the_deck_test_but_true_and_false_stay_unlikely()
             one_card=0,
             productions="hand-set",  # the same space in every game
         )
-        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        agent.start_game(game_info(game), np.random.default_rng(0))
         probabilities, _ = agent.posterior()
         return probabilities[agent.space.index_of(parse(text))]
 
@@ -378,7 +384,7 @@ def test_the_one_card_language_joins_in_solo_only_by_default():
     sizes = {}
     for game in ("solo", "classic"):
         agent = BayesAgent(grammar="colours_suits", max_hypotheses=2000)
-        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        agent.start_game(game_info(game), np.random.default_rng(0))
         sizes[game] = len(agent.space_)
     assert sizes["classic"] == 2000 and sizes["solo"] > 2000
 
@@ -387,7 +393,7 @@ def test_the_shipped_calibration_holds_for_the_default_model_in_solo_only():
     from eleusis_lab.calibration import CalibrationMap
 
     def stated(agent, game):
-        agent.start_game(GameInfo(game, 0, 1, (), STARTER), np.random.default_rng(0))
+        agent.start_game(game_info(game), np.random.default_rng(0))
         return agent.calibration_
 
     assert isinstance(stated(BayesAgent(), "solo"), CalibrationMap)

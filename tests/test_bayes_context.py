@@ -12,6 +12,7 @@ from eleusis_agents.bayes_context import SWITCHES, ContextBayesAgent
 from eleusis_lab.agent import Event, GameInfo
 from eleusis_lab.cards import parse_card, two_decks
 from eleusis_lab.games.solo import SoloConfig, play_solo, replay_solo
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.enumerate import build_space
 
@@ -19,7 +20,8 @@ STARTER = parse_card("7S")
 
 
 def started(agent: ContextBayesAgent, game: str = "classic") -> ContextBayesAgent:
-    agent.start_game(GameInfo(game, 0, 2, (), STARTER), np.random.default_rng(0))
+    info = GameInfo(game, 0, 2, (), STARTER, traits=GAMES[game].traits)
+    agent.start_game(info, np.random.default_rng(0))
     return agent
 
 

@@ -36,9 +36,10 @@ from eleusis_lab.games.delphi import (
     replay_delphi,
 )
 from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import RecordError, format_layout, load_record, read_record, replay
 from eleusis_lab.rules import Context, parse
-from eleusis_lab.testing import CheckNotes, check_declared_games
+from eleusis_lab.testing import CheckNotes, check_playable_games
 
 RULES = [
     parse(text)
@@ -549,14 +550,12 @@ def test_match_bad_setups():
 @pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)
 def test_check_agent_plays_delphi(agent):
     notes = CheckNotes()
-    check_declared_games(agent, notes)
-    assert "delphi" in type(agent).games and "delphi" not in notes.not_checked
+    check_playable_games(agent, notes)
+    assert GAMES["delphi"].refusal(agent) is None and "delphi" not in notes.not_checked
 
 
 def test_check_agent_fails_a_bad_predictor():
     class Overconfident(Agent):
-        games = ("delphi",)
-
         def choose_play(self, obs):
             return obs.hand[0]
 
@@ -564,4 +563,4 @@ def test_check_agent_fails_a_bad_predictor():
             return np.full(len(cards), math.inf)
 
     with pytest.raises(AssertionError, match=r"in a Delphi game, seed 201.*predicted"):
-        check_declared_games(Overconfident())
+        check_playable_games(Overconfident())

@@ -38,9 +38,10 @@ from eleusis_lab.games.four_to_eight.scoring import (
     four_to_eight_dealer_score,
     four_to_eight_player_scores,
 )
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import TURN_CAP, format_layout, load_record, replay
 from eleusis_lab.rules import Context, parse
-from eleusis_lab.testing import CheckNotes, check_declared_games
+from eleusis_lab.testing import CheckNotes, check_playable_games
 
 RULES = [
     parse(text)
@@ -666,5 +667,6 @@ def test_match_bad_options():
 @pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)
 def test_check_agent_plays_four_to_eight(agent):
     notes = CheckNotes()
-    check_declared_games(agent, notes)
-    assert "four-to-eight" in type(agent).games and "four-to-eight" not in notes.not_checked
+    check_playable_games(agent, notes)
+    assert GAMES["four-to-eight"].refusal(agent) is None
+    assert "four-to-eight" not in notes.not_checked

@@ -14,7 +14,7 @@ from eleusis_lab.record import format_layout, read_record, replay
 from eleusis_lab.registry import make_agent, parse_agent_list
 from eleusis_lab.rules import parse
 from eleusis_lab.stopped import stopped_report
-from eleusis_lab.testing import CheckNotes, check_declared_games
+from eleusis_lab.testing import CheckNotes, check_playable_games
 from tests import toy_game
 from tests.test_human import Person, first
 
@@ -47,16 +47,14 @@ def test_the_command_line_plays_a_registered_game(toy, capsys):
     assert out.startswith("ten cards, rule ") and out.count("OracleAgent: ") == 2  # 2 seats
 
 
-def test_check_declared_games_plays_a_registered_game(toy):
+def test_check_playable_games_plays_a_registered_game(toy):
     class TenCardsPlayer(Agent):
-        games = (toy_game.NAME,)
-
         def choose_play(self, obs):
             return obs.hand[0]
 
     notes = CheckNotes()
-    check_declared_games(TenCardsPlayer(), notes)
-    assert notes.not_checked == []
+    check_playable_games(TenCardsPlayer(), notes)
+    assert toy.refusal(TenCardsPlayer) is None and notes.not_checked == []
 
 
 def test_a_name_is_registered_once(toy):

@@ -19,7 +19,11 @@ from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
 from eleusis_lab.games.classic.scoring import classic_player_scores
 from eleusis_lab.games.delphi import play_delphi
 from eleusis_lab.games.four_to_eight import FourToEightConfig, play_four_to_eight
-from eleusis_lab.games.new_eleusis import NewEleusisConfig, play_new_eleusis
+from eleusis_lab.games.new_eleusis import (
+    NewEleusisConfig,
+    NewEleusisObservation,
+    play_new_eleusis,
+)
 from eleusis_lab.games.solo import play_solo
 from eleusis_lab.registry import available_agents, make_agent
 from eleusis_lab.rules import parse
@@ -267,7 +271,7 @@ def test_two_decks_take_each_copy_once():
     agent = person.agent()
     hand = (Card(12, 2), Card(3, 0), Card(12, 2, copy=1))
     agent.start_game(GameInfo("new-eleusis", 0, 3, hand, Card(2, 0)), np.random.default_rng(0))
-    obs = Observation("new-eleusis", 0, 1, hand, (Card(2, 0),), ((), (), ()), None)
+    obs = NewEleusisObservation("new-eleusis", 0, 1, hand, (Card(2, 0),), ((), (), ()), None)
     assert agent.choose_turn(obs) == (Card(12, 2), Card(12, 2, copy=1))
     assert "  you hold QH only twice" in person.text
     # One copy held, the other played: "QH" is the held one.

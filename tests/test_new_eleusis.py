@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eleusis_agents.simple import OracleAgent, RandomAgent
-from eleusis_lab.agent import Agent, Event, LearningAgent, Observation
+from eleusis_lab.agent import Agent, Event, LearningAgent
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.new_eleusis import (
@@ -33,6 +33,7 @@ from eleusis_lab.games.new_eleusis import (
     TURN_CAP,
     NewEleusisConfig,
     NewEleusisMatch,
+    NewEleusisObservation,
     NewEleusisRecord,
     first_player,
     format_new_eleusis_layout,
@@ -139,7 +140,7 @@ def right_string(rule, line, cards) -> bool:
     return True
 
 
-def pick(action: str, obs: Observation, rule):
+def pick(action: str, obs: NewEleusisObservation, rule):
     """The cards of ``obs.hand`` that ``action`` names (see `Script`)."""
     hand, line = obs.hand, obs.main_line
     if action == "noplay":
@@ -184,6 +185,7 @@ class Script(Agent):
     """
 
     sees_rule = True  # the script picks right and wrong cards with the rule
+    capabilities = ("plays_strings",)  # it makes every decision of the round itself
 
     def __init__(self, turns=(), declare=(), calls=()):
         self.turns = turns
@@ -195,7 +197,7 @@ class Script(Agent):
         self.rule_ = info.rule
         self.done_ = 0
         self.called_ = 0
-        self.asked_: list[Observation] = []
+        self.asked_: list[NewEleusisObservation] = []
         self.seen_: list[Event] = []
 
     def choose_play(self, obs):
@@ -529,7 +531,7 @@ class Unsure(RandomAgent):
 
 
 def test_default_declare_prophet_follows_the_confidence_of_propose_rule():
-    obs = Observation(GAME, 0, 1, (), (), (), None)
+    obs = NewEleusisObservation(GAME, 0, 1, (), (), (), None)
     assert Confident().declare_prophet(obs) and not Unsure().declare_prophet(obs)
     assert not RandomAgent().declare_prophet(obs)
     record = play_new_eleusis(
@@ -545,7 +547,7 @@ class RedBeliever(RandomAgent):
 
 def test_default_calls_use_predict_in_order():
     line = tuple(parse_cards("2C"))
-    obs = Observation(GAME, 0, 1, (), line, (), None)
+    obs = NewEleusisObservation(GAME, 0, 1, (), line, (), None)
     agent = RedBeliever()
     assert agent.call_play(obs, tuple(parse_cards("3H 4D")))
     assert not agent.call_play(obs, tuple(parse_cards("3H 4S")))
@@ -559,7 +561,7 @@ def test_default_call_play_sees_the_line_grow():
             last = obs.main_line[-1]
             return np.array([float(card.is_red != last.is_red) for card in cards])
 
-    obs = Observation(GAME, 0, 1, (), tuple(parse_cards("2C")), (), None)
+    obs = NewEleusisObservation(GAME, 0, 1, (), tuple(parse_cards("2C")), (), None)
     assert Alternating().call_play(obs, tuple(parse_cards("3H 4S 5D")))
     assert not Alternating().call_play(obs, tuple(parse_cards("3H 4D")))
 
@@ -568,7 +570,7 @@ def test_default_choose_turn_plays_choose_play():
     hand = tuple(parse_cards("3H 7S"))
     agent = RandomAgent()
     agent.start_game(None, np.random.default_rng(0))
-    turn = agent.choose_turn(Observation(GAME, 0, 1, hand, (), (), None))
+    turn = agent.choose_turn(NewEleusisObservation(GAME, 0, 1, hand, (), (), None))
     assert len(turn) == 1 and turn[0] in hand
 
 
@@ -629,7 +631,7 @@ def test_the_oracle_plays_the_longest_string():
     rule = parse("color(card) != color(last)")
     hand = tuple(parse_cards("2H 3H 4C 5S 6D"))
     agent.start_game(GameInfo(GAME, 0, 3, hand, parse_card("KS"), rule), np.random.default_rng(0))
-    obs = Observation(GAME, 0, 1, hand, (parse_card("KS"),), (), None)
+    obs = NewEleusisObservation(GAME, 0, 1, hand, (parse_card("KS"),), (), None)
     assert agent.choose_turn(obs) == tuple(parse_cards("2H 4C 3H 5S"))
     black = tuple(parse_cards("4C 5S"))
     assert agent.choose_turn(replace(obs, hand=black)) is None  # a true "no play"
@@ -658,6 +660,8 @@ class Recording:
 
 class Chaos(Agent):
     """Strings of 1 to 4 random cards, random "no play", Prophet declarations and calls."""
+
+    capabilities = ("plays_strings",)  # it makes every decision of the round itself
 
     def choose_play(self, obs):
         return obs.hand[int(self.rng_.integers(len(obs.hand)))]
@@ -1274,12 +1278,13 @@ def test_match_errors():
 
 def test_check_agent_plays_new_eleusis():
     from eleusis_lab.games.table import GAMES
-    from eleusis_lab.testing import CheckNotes, check_declared_games
+    from eleusis_lab.testing import CheckNotes, check_playable_games
 
     assert GAMES["new-eleusis"].sample_game and GAMES["new-eleusis"].replay
     for agent in (RandomAgent(), OracleAgent()):
         notes = CheckNotes()
-        check_declared_games(agent, notes)
+        check_playable_games(agent, notes)
+        assert GAMES["new-eleusis"].refusal(agent) is None
         assert "new-eleusis" not in notes.not_checked
 
 

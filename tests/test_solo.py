@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from eleusis_agents.simple import OracleAgent, RandomAgent
-from eleusis_lab.agent import Agent, Observation, SoloMove, clone
+from eleusis_lab.agent import Agent, Observation, agent_capabilities, clone
 from eleusis_lab.cards import Card, parse_cards, two_decks
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.solo import (
@@ -24,6 +24,8 @@ from eleusis_lab.games.solo import (
     TURN_CAP,
     Declaration,
     SoloConfig,
+    SoloDecisions,
+    SoloMove,
     SoloRecord,
     Tentative,
     format_solo_layout,
@@ -35,11 +37,12 @@ from eleusis_lab.games.solo import (
     solo_score,
 )
 from eleusis_lab.games.solo import judge as solo_judge
+from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import ILLEGAL_CARD, RAISED, RecordError
 from eleusis_lab.rules import Context, parse
 from eleusis_lab.rules.catalog import acceptable_rules
 from eleusis_lab.rules.reach import TooManyContexts
-from eleusis_lab.testing import CheckNotes, check_declared_games
+from eleusis_lab.testing import CheckNotes, check_playable_games
 
 DECK = tuple(two_decks())
 RULES = (
@@ -51,7 +54,7 @@ RULES = (
 )
 
 
-class Scripted(Agent):
+class Scripted(SoloDecisions, Agent):
     """Plays its first card; declares ``script[turn]`` in the move of that turn (before
     its card, as the published game asks)."""
 
@@ -383,14 +386,14 @@ class Proposer(Scripted):
         self.text = text
         self.confidence = confidence
 
-    declare_rule = Agent.declare_rule
+    declare_rule = SoloDecisions.declare_rule
 
     def propose_rule(self):
         return (self.text, self.confidence)
 
 
 def test_default_declares_from_two_thirds_and_never_repeats():
-    assert Agent.declare_confidence == pytest.approx(2 / 3)
+    assert SoloDecisions.declare_confidence == pytest.approx(2 / 3)
     sure = play_solo("red(card)", Proposer(confidence=2 / 3), seed=0)
     assert sure.found_turn == 1 and sure.score == 30
     unsure = play_solo("red(card)", Proposer(confidence=0.66), seed=0)
@@ -440,7 +443,8 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
     # red(card) and red(last) (no card right after a black one), are more rivals
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]
-    agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
+    info = GameInfo("solo", 0, 1, (), starter, traits=GAMES["solo"].traits)
+    agent.start_game(info, np.random.default_rng(0))
     line = [starter]
     for text, right in [("5D", True), ("8S", False), ("KH", True), ("3C", False)] * 3:
         card = parse_cards(text)[0]
@@ -465,7 +469,8 @@ def test_bayes_agent_knows_twins_no_play_can_tell_apart():
 
     agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
     starter = parse_cards("2H")[0]
-    agent.start_game(GameInfo("solo", 0, 1, (), starter), np.random.default_rng(0))
+    info = GameInfo("solo", 0, 1, (), starter, traits=GAMES["solo"].traits)
+    agent.start_game(info, np.random.default_rng(0))
     hand = tuple(parse_cards("4S 9C JD"))
     obs = Observation("solo", 0, 1, hand, (starter,), ((),), None)
     assert agent._twins(obs) == 0  # the prior's best two, true and red(card), differ
@@ -547,16 +552,19 @@ def test_bayes_agents_declare_when_nothing_can_be_learnt_and_it_pays():
 @pytest.mark.parametrize("agent", [RandomAgent(), OracleAgent()], ids=repr)
 def test_check_agent_plays_solo(agent):
     notes = CheckNotes()
-    check_declared_games(agent, notes)
-    assert "solo" not in notes.not_checked
+    check_playable_games(agent, notes)
+    assert GAMES["solo"].refusal(agent) is None and "solo" not in notes.not_checked
 
 
 def test_built_in_agents_declare_solo():
     from eleusis_agents.bayes import BayesAgent
+    from eleusis_agents.bayes_context import ContextBayesAgent
+    from eleusis_agents.human import HumanAgent
     from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
 
-    for cls in (RandomAgent, OracleAgent, BayesAgent, SklearnAgent, DecisionTreeAgent):
-        assert "solo" in cls.games
+    built_in = (RandomAgent, OracleAgent, BayesAgent, ContextBayesAgent, SklearnAgent)
+    for cls in (*built_in, DecisionTreeAgent, HumanAgent):
+        assert "declares" in agent_capabilities(cls) and GAMES["solo"].refusal(cls) is None
 
 
 # -- determinism and records ---------------------------------------------------------------
@@ -768,7 +776,7 @@ def test_bad_settings_raise_config_errors():
 # -- the published move: tentative rules, confidence, success, no-stakes, boldness ------
 
 
-class Mover(Agent):
+class Mover(SoloDecisions, Agent):
     """Plays ``moves[turn]``'s (rule, confidence, declare) with its first card."""
 
     def __init__(self, moves=None):

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from eleusis_lab.agent import Agent
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.spec import AgentSpec, Lineup, load_spec
 
@@ -215,13 +216,23 @@ def test_bad_specs_name_the_key_and_the_reason(spec, expected):
     assert message(spec).startswith(expected)
 
 
-def test_an_agent_that_does_not_play_the_game_is_refused(monkeypatch):
-    from eleusis_agents.simple import RandomAgent
+class Lowest(Agent):
+    """The core decisions only: no solo, no New Eleusis."""
 
-    monkeypatch.setattr(RandomAgent, "games", ("solo",))
-    assert (
-        message(base())
-        == "spec: agents[0]: agent 'random' does not play 'classic' (it plays: solo)"
+    def choose_play(self, obs):
+        return min(obs.hand)
+
+
+def test_an_agent_without_the_capabilities_of_the_game_is_refused():
+    lowest = f"{__name__}:Lowest"
+    assert load_spec(base(agents=[lowest], players=2)).cells[0].lineup.agents[0].name == lowest
+    assert message(base(game="solo", agents=["random", lowest])) == (
+        f"spec: agents[1]: agent '{lowest}' cannot play solo: it lacks the capability"
+        " 'declares' (mix in eleusis_lab.games.solo.decisions.SoloDecisions)"
+    )
+    assert message(base(game="new-eleusis", agents=[lowest], players=3)) == (
+        f"spec: agents[0]: agent '{lowest}' cannot play new-eleusis: it lacks the capability"
+        " 'plays_strings' (mix in eleusis_lab.games.new_eleusis.decisions.NewEleusisDecisions)"
     )
 
 

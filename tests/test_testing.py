@@ -4,6 +4,7 @@ Each broken agent below breaks exactly one part of the contract; the agents live
 top level of the module so that pickle can find their classes.
 """
 
+import dataclasses
 import random
 import threading
 
@@ -13,19 +14,19 @@ import pytest
 from eleusis_agents.simple import OracleAgent, RandomAgent
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import standard_deck
-from eleusis_lab.games.table import GAMES
+from eleusis_lab.games.table import GAMES, register_game, unregister_game
 from eleusis_lab.registry import available_agents, make_agent
 from eleusis_lab.testing import (
     CHECKS,
     AgentReport,
     CheckNotes,
     check_agent,
-    check_declared_games,
     check_no_attributes_set_in_init,
     check_observation_not_mutated,
     check_only_legal_actions,
     check_params_round_trip,
     check_pickle,
+    check_playable_games,
     check_predict,
     check_propose_rule,
     check_same_seed_same_plays,
@@ -70,7 +71,7 @@ def test_parametrize_with_checks_ids():
     ids = marker.kwargs["ids"]
     assert len(ids) == 2 * len(CHECKS)
     assert ids[0] == "RandomAgent()-check_params_round_trip"
-    assert ids[-1] == "First()-check_propose_rule"
+    assert ids[-1] == "First()-check_playable_games"
 
 
 @pytest.mark.parametrize("name", sorted(available_agents()))
@@ -360,34 +361,59 @@ def test_a_local_class_cannot_be_pickled():
         check_pickle(Local())
 
 
-# -- declared games ------------------------------------------------------------------------
+# -- the games an agent can play ----------------------------------------------------------
 
 
-class Everywhere(First):
-    games = ("classic", "secrets", "not-yet-a-game")
+class CapabilitiesAsText(First):
+    capabilities = "plays"
 
 
-class GamesAsText(First):
-    games = "classic"
+@pytest.fixture
+def played_games():
+    """The names of the sample games played, in order: each registered game with a
+    sample game is replaced by a twin whose sample game says it was played."""
+    played, spied = [], []
+    for name, game in list(GAMES.items()):
+        if game.sample_game is not None:
+
+            def spy(agent, seed, name=name, play=game.sample_game):
+                played.append(name)
+                return play(agent, seed)
+
+            register_game(dataclasses.replace(game, sample_game=spy), replace=True)
+            spied.append(name)
+    yield played
+    for name in spied:
+        unregister_game(name)
 
 
-def test_undeclared_checker_is_reported_not_failed():
-    assert GAMES["secrets"].sample_game is None and "not-yet-a-game" not in GAMES
-    notes = CheckNotes()
-    check_declared_games(Everywhere(), notes)
-    assert notes.not_checked == ["secrets", "not-yet-a-game"]
-    report = check_agent(Everywhere())
-    assert report.not_checked == ("secrets", "not-yet-a-game")
-    assert "games not checkable yet: secrets, not-yet-a-game" in str(report)
+def test_check_playable_games_plays_exactly_the_games_the_agent_can_play(played_games):
+    check_playable_games(First())  # the core decisions only: no solo, no New Eleusis
+    assert played_games == ["classic", "delphi", "four-to-eight"]
+    played_games.clear()
+    check_playable_games(RandomAgent())  # with both mixins; secrets is for its own agents
+    assert played_games == ["classic", "delphi", "four-to-eight", "new-eleusis", "solo"]
 
 
-def test_games_must_be_a_tuple_of_names():
-    with pytest.raises(AssertionError, match=r"games is 'classic'; it should be a tuple"):
-        check_declared_games(GamesAsText())
+def test_a_playable_game_without_a_sample_game_is_reported_not_failed():
+    assert GAMES["secrets"].sample_game is None  # and not for an Eleusis agent: not listed
+    register_game(dataclasses.replace(GAMES["classic"], name="twin", sample_game=None))
+    try:
+        notes = CheckNotes()
+        check_playable_games(First(), notes)
+        assert notes.not_checked == ["twin"]
+        report = check_agent(First())
+        assert report.not_checked == ("twin",)
+        assert "games not checkable yet: twin" in str(report)
+    finally:
+        unregister_game("twin")
 
 
-def test_the_agent_base_declares_classic():
-    assert Agent.games == ("classic",) and RandomAgent.games[0] == "classic"
+def test_capabilities_must_be_a_tuple_of_names():
+    with pytest.raises(
+        AssertionError, match=r"CapabilitiesAsText.capabilities is 'plays'; it should be a tuple"
+    ):
+        check_playable_games(CapabilitiesAsText())
 
 
 # -- predict and propose_rule --------------------------------------------------------------

@@ -5,10 +5,12 @@ Every engine has the same shape, ``play(rule, agents, seed, config) -> record``,
 frozen dataclass of options that an experiment spec's ``[config]`` table is handed to.
 Records differ from game to game, so each `GameType` also says what a results table
 keeps of one (`Outcome`), how its record is read, replayed and laid out, its match, its
-players and its title, and what people are shown of it (at a human seat, when it is
-stopped early, an agent's beliefs turn by turn). The command line, the runner,
-`eleusis_lab.record.replay`, `eleusis_lab.testing`, `eleusis_lab.stopped` and the human
-seat read `GAMES`; a game's declaration lives in its own module (``GAME_TYPE``) and is
+players, its title, the capabilities its players need (`GameType.needs`, from the mixins
+of its own decisions), what it tells them of itself (`GameType.traits`), and what people
+are shown of it (at a human seat, when it is stopped early, an agent's beliefs turn by
+turn). The command line, the runner, `eleusis_lab.record.replay`, `eleusis_lab.testing`,
+`eleusis_lab.stopped` and the human seat read `GAMES`; a game's declaration lives in its
+own module (``GAME_TYPE``) and is
 registered as an entry point of the group ``eleusis_lab.games`` (the project's
 ``pyproject.toml`` registers its six), so an installed package adds a game with one
 module and one line; `register_game` adds one in a running process.
@@ -58,7 +60,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from eleusis_lab.agent import Agent, Event, GameInfo
+from eleusis_lab.agent import (
+    Agent,
+    Event,
+    GameInfo,
+    GameTraits,
+    agent_capabilities,
+    capability_refusal,
+)
 from eleusis_lab.cards import Card
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.people import SeatView
@@ -270,7 +279,16 @@ class GameType:
     sample_game : callable or None
         ``sample_game(agent, seed) -> record``: one game with ``agent`` at some seat and
         random players in the others, the agent's faults raised; what
-        `eleusis_lab.testing.check_declared_games` plays for an agent of this game.
+        `eleusis_lab.testing.check_playable_games` plays for an agent that can play it.
+    mixins : tuple of type
+        The mixins of the game's own decisions, beyond those of its kind of agent
+        (``agents.base``), e.g. `eleusis_lab.games.solo.SoloDecisions`: an agent needs
+        their capabilities (`needs`) and a refusal names the one that provides what it
+        lacks (`refusal`).
+    traits : GameTraits
+        What the game tells its players of itself (`eleusis_lab.agent.GameTraits`): who
+        chose the rule, what a player is scored on. The engine hands them to every agent
+        in ``GameInfo.traits``.
     cards : callable or None
         ``cards(record) -> (deck, places)``: the cards the game is played with, and
         where each one is at the end (a mapping from a place's name to its cards), so
@@ -328,6 +346,8 @@ class GameType:
     scores_so_far: Callable[[GameSoFar], list[str]] | None = None
     beliefs: Callable[[Rule | str, Sequence[Agent], int, Any], tuple[Any, str]] | None = None
     play_for_people: Callable[[Rule | str, Sequence[Agent], int, Any], Any] | None = None
+    mixins: tuple[type, ...] = ()
+    traits: GameTraits = GameTraits()
 
     @property
     def label(self) -> str:
@@ -338,6 +358,41 @@ class GameType:
     def players(self) -> int:
         """The players ``eleusis-lab play`` seats when told none."""
         return self.min_players if self.default_players is None else self.default_players
+
+    @property
+    def needs(self) -> frozenset[str]:
+        """The capabilities an agent needs to play the game
+        (`eleusis_lab.agent.agent_capabilities`): its kind's (``"plays"`` for an
+        `eleusis_lab.agent.Agent`) and those of its `mixins`.
+
+        >>> [sorted(GAMES[name].needs) for name in ("classic", "solo", "new-eleusis")]
+        [['plays'], ['declares', 'plays'], ['plays', 'plays_strings']]
+        """
+        return frozenset().union(*map(agent_capabilities, (self.agents.base, *self.mixins)))
+
+    def refusal(self, agent: Any, label: str | None = None) -> str | None:
+        """Why ``agent`` (an agent or its class, named ``label``) cannot sit at the
+        game's table, in one line: it is not of the game's kind of agent, or it lacks one
+        of the capabilities the game `needs` (the mixin that provides it is named). None
+        when it can.
+
+        >>> from eleusis_lab.agent import Agent
+        >>> class Lowest(Agent):
+        ...     def choose_play(self, obs):
+        ...         return min(obs.hand)
+        >>> GAMES["classic"].refusal(Lowest) is None
+        True
+        >>> GAMES["solo"].refusal(Lowest, "agent 'lowest'")
+        "agent 'lowest' cannot play solo: it lacks the capability 'declares' (mix in \
+eleusis_lab.games.solo.decisions.SoloDecisions)"
+        """
+        cls = agent if isinstance(agent, type) else type(agent)
+        label = cls.__name__ if label is None else label
+        base = self.agents.base
+        if not issubclass(cls, base):
+            kind = f"{base.__module__}.{base.__qualname__}"
+            return f"{label} cannot play {self.name}: it is not a {kind}"
+        return capability_refusal(cls, label, self.name, (base, *self.mixins))
 
     @property
     def options(self) -> tuple[str, ...]:

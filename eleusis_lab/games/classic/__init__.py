@@ -41,7 +41,13 @@ from __future__ import annotations
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError
-from eleusis_lab.games.classic.engine import GAME, ClassicConfig, classic_deal, play_classic
+from eleusis_lab.games.classic.engine import (
+    GAME,
+    TRAITS,
+    ClassicConfig,
+    classic_deal,
+    play_classic,
+)
 from eleusis_lab.games.classic.match import ClassicMatch, play_match
 from eleusis_lab.games.classic.people import ClassicView, classic_scores_so_far
 from eleusis_lab.games.classic.record import (
@@ -124,4 +130,5 @@ GAME_TYPE = GameType(
     score=_score,
     seat_view=ClassicView,
     scores_so_far=classic_scores_so_far,
+    traits=TRAITS,
 )

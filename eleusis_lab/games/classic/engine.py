@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, Observation
+from eleusis_lab.agent import Agent, Event, GameTraits, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.engines import (
     FaultLog,
@@ -55,6 +55,8 @@ from eleusis_lab.record import TURN_CAP, describe_agent
 from eleusis_lab.rules import Context, Rule, parse
 
 GAME = "classic"
+#: What classic Eleusis tells its players of itself: a dealer's rule, wrong cards cost.
+TRAITS = GameTraits(rule_from="dealer", scored_on="plays")
 _DECK = tuple(standard_deck())
 
 
@@ -218,6 +220,7 @@ def play_classic(
     n = len(agents)
     return play_main_line(
         GAME,
+        TRAITS,
         rule,
         agents,
         seed,
@@ -233,6 +236,7 @@ Deal = Callable[[np.random.Generator], tuple[Card, list[list[Card]], tuple[Card,
 
 def play_main_line(
     game: str,
+    traits: GameTraits,
     rule: Rule,
     agents: list[Agent],
     seed: int,
@@ -244,6 +248,7 @@ def play_main_line(
     """The game of classic Eleusis and of its 4-8 player variant, which differ only in
     their deal and their scores: phase 1 plays every hand out, phase 2 the wrong cards.
 
+    ``game`` and ``traits`` are the game's name and `GameTraits`, as agents are told;
     ``deal_with(rng)`` gives the starter, the hands and the unused cards;
     ``dealer_score`` takes the wrong-card counts after phase 1, ``player_scores`` the
     cards left at the end. ``config`` has the options of `ClassicConfig`; without
@@ -258,7 +263,7 @@ def play_main_line(
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop = faults.stop
-    faults.start_games(game, rule, starter, deal, agent_rngs)
+    faults.start_games(game, traits, rule, starter, deal, agent_rngs)
 
     # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
     # piles are dicts keyed by the card itself (two decks hold duplicate faces: a card's

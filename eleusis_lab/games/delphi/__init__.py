@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
-from eleusis_lab.games.delphi.engine import DelphiConfig, delphi_deal, play_delphi
+from eleusis_lab.games.delphi.engine import TRAITS, DelphiConfig, delphi_deal, play_delphi
 from eleusis_lab.games.delphi.match import DelphiMatch, play_delphi_match
 from eleusis_lab.games.delphi.people import DelphiView
 from eleusis_lab.games.delphi.record import (
@@ -161,4 +161,5 @@ GAME_TYPE = GameType(
     cards=_cards,
     score=_score,
     seat_view=DelphiView,
+    traits=TRAITS,
 )

@@ -10,7 +10,7 @@ from time import perf_counter
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, Observation
+from eleusis_lab.agent import Agent, Event, GameTraits, Observation
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     FaultLog,
@@ -36,6 +36,9 @@ from eleusis_lab.record import (
     describe_agent,
 )
 from eleusis_lab.rules import Context, Rule, parse
+
+#: What Delphi tells its players of itself: the oracle's rule, only predictions count.
+TRAITS = GameTraits(rule_from="dealer", scored_on="predictions")
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,7 @@ def play_delphi(
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop, budget = faults.stop, config.decision_seconds
-    faults.start_games(GAME, rule, starter, ((),) * n, agent_rngs)
+    faults.start_games(GAME, TRAITS, rule, starter, ((),) * n, agent_rngs)
 
     predictors = [agent.predict for agent in agents]
     observers = [agent.observe for agent in agents]

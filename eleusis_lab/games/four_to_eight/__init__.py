@@ -60,6 +60,7 @@ from eleusis_lab.games.classic.record import card_places, wrong_after_phase1
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
     PLAYERS,
+    TRAITS,
     FourToEightConfig,
     deck_plan,
     four_to_eight_deal,
@@ -129,4 +130,5 @@ GAME_TYPE = GameType(
     cards=_cards,
     score=_score,
     seat_view=ClassicView,
+    traits=TRAITS,
 )

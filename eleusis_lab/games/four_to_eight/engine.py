@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from eleusis_lab.agent import Agent
+from eleusis_lab.agent import Agent, GameTraits
 from eleusis_lab.cards import Card, DeckPlan, seed004_deck
 from eleusis_lab.engines import (
     check_agents,
@@ -36,6 +36,8 @@ from eleusis_lab.games.four_to_eight.scoring import (
 from eleusis_lab.rules import Rule, parse
 
 GAME = "four-to-eight"
+#: What the variant tells its players of itself: a dealer's rule, wrong cards cost.
+TRAITS = GameTraits(rule_from="dealer", scored_on="plays")
 #: The seed-004 table row (``participants``) for each number of players (hands).
 PLAYERS: dict[int, int] = {seed004_deck(row).hands: row for row in range(4, 9)}
 
@@ -199,6 +201,7 @@ def play_four_to_eight(
 
     return play_main_line(
         GAME,
+        TRAITS,
         rule,
         agents,
         seed,

@@ -36,11 +36,11 @@ Decisions where RULES.md is silent (each is documented where it applies):
   starter, and include the dealer's cards. Sudden death is in force for a turn when 40
   cards have been played with no Prophet in place, or 30 after the marker of the
   Prophet in place; an overthrow lifts the 30 and brings back the 40.
-- The Prophet's calls: he calls every play (`Agent.call_play`) and every "no play"
-  (`Agent.call_no_play`, seeing the declared hand, which is shown to everyone). On an
-  overthrow the player draws nothing and is not expelled; a true "no play" still sets
-  his hand aside and deals him the smaller hand (that is not a penalty). The Prophet's
-  5 cards are drawn after the player's cards.
+- The Prophet's calls: he calls every play (`NewEleusisDecisions.call_play`) and every
+  "no play" (`NewEleusisDecisions.call_no_play`, seeing the declared hand, which is
+  shown to everyone). On an overthrow the player draws nothing and is not expelled; a
+  true "no play" still sets his hand aside and deals him the smaller hand (that is not
+  a penalty). The Prophet's 5 cards are drawn after the player's cards.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck and every
 added deck are shuffled by a generator on it, and every agent gets its own generator
@@ -72,8 +72,10 @@ from itertools import chain
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, standard_deck, two_decks
+from eleusis_lab.games.new_eleusis.decisions import NewEleusisDecisions, NewEleusisObservation
 from eleusis_lab.games.new_eleusis.engine import (
     LOW_STOCK_LIMIT,
+    TRAITS,
     NewEleusisConfig,
     play_new_eleusis,
 )
@@ -117,7 +119,9 @@ __all__ = [
     "STRING",
     "TURN_CAP",
     "NewEleusisConfig",
+    "NewEleusisDecisions",
     "NewEleusisMatch",
+    "NewEleusisObservation",
     "NewEleusisRecord",
     "ProphetTerm",
     "Turn",
@@ -225,4 +229,6 @@ GAME_TYPE = GameType(
     cards=_cards,
     score=_score,
     seat_view=NewEleusisView,
+    mixins=(NewEleusisDecisions,),
+    traits=TRAITS,
 )

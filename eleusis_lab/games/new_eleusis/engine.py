@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent
+from eleusis_lab.agent import Agent, GameTraits
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.engines import (
     FaultLog,
     check_agents,
+    check_capabilities,
     check_fault_options,
     check_seed,
     exception_text,
@@ -24,6 +25,7 @@ from eleusis_lab.engines import (
     shown,
 )
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.new_eleusis.decisions import NewEleusisDecisions
 from eleusis_lab.games.new_eleusis.record import (
     GAME,
     ILLEGAL_DECISION,
@@ -45,6 +47,9 @@ from eleusis_lab.record import (
     describe_agent,
 )
 from eleusis_lab.rules import Rule
+
+#: What New Eleusis tells its players of itself: a dealer's rule, wrong cards cost.
+TRAITS = GameTraits(rule_from="dealer", scored_on="plays")
 
 # -- options -------------------------------------------------------------------------------
 
@@ -184,7 +189,8 @@ def play_new_eleusis(
     Raises
     ------
     ConfigError
-        For fewer than 3 or more than 7 agents, a shared agent object, a rule that reads
+        For fewer than 3 or more than 7 agents, a shared agent object, an agent without
+        the round's decisions (`NewEleusisDecisions`), a rule that reads
         ``last_play_right``, a bad seed or a hand size the decks cannot deal.
     AgentError
         Only with ``on_fault="raise"``, at an agent's illegal answer or late decision.
@@ -207,6 +213,7 @@ def play_new_eleusis(
             f" {MAX_PLAYERS} players, got {len(agents)} players"
         )
     agents = check_agents(agents, "New Eleusis", MIN_PLAYERS)
+    check_capabilities(agents, GAME, NewEleusisDecisions)
     seed = check_seed(seed)
     n = len(agents)
     table = RoundTable(rule, n, seed, config)
@@ -215,7 +222,7 @@ def play_new_eleusis(
     faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
     stop, budget = faults.stop, config.decision_seconds
 
-    faults.start_games(GAME, rule, table.starter, table.deal, agent_rngs)
+    faults.start_games(GAME, TRAITS, rule, table.starter, table.deal, agent_rngs)
 
     def ask(
         seat: int,

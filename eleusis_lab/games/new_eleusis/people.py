@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eleusis_lab.agent import Event, GameInfo, Observation
+from eleusis_lab.agent import Event, GameInfo
 from eleusis_lab.cards import Card
+from eleusis_lab.games.new_eleusis.decisions import NewEleusisObservation
 from eleusis_lab.games.new_eleusis.record import PLAY, SET_ASIDE, STRING
 from eleusis_lab.games.people import SeatView
 
@@ -38,10 +39,10 @@ class NewEleusisView(SeatView):
             and (first.kind in (STRING, SET_ASIDE) or (first.kind == PLAY and first.right))
         )
 
-    def side_line(self, obs: Observation) -> Sequence[Sequence[Card]] | None:
+    def side_line(self, obs: NewEleusisObservation) -> Sequence[Sequence[Card]] | None:
         return obs.side_line or None
 
-    def status(self, obs: Observation, seen: Sequence[Event]) -> list[str]:
+    def status(self, obs: NewEleusisObservation, seen: Sequence[Event]) -> list[str]:
         seats = []
         for seat, size in enumerate(obs.hand_sizes):
             notes = [f"{size} card{'s' if size != 1 else ''}"]

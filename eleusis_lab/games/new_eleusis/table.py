@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from eleusis_lab.agent import Observation
 from eleusis_lab.cards import Card, standard_deck, two_decks
 from eleusis_lab.engines import (
     check_seed,
 )
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic.record import PLAYER_OUT
+from eleusis_lab.games.new_eleusis.decisions import NewEleusisObservation
 from eleusis_lab.games.new_eleusis.record import (
     ALL_EXPELLED,
     FALSE_NO_PLAY_PENALTY,
@@ -265,8 +265,8 @@ class RoundTable:
         )
         return players, new_eleusis_dealer_score(players, played)
 
-    def observation(self, seat: int) -> Observation:
-        return Observation(
+    def observation(self, seat: int) -> NewEleusisObservation:
+        return NewEleusisObservation(
             GAME,
             seat,
             self.phase(),

@@ -11,16 +11,16 @@
    starter) and they are recorded in `SoloRecord.refused`. Should the stock run out
    before a card is accepted, the game ends at once (`NO_STARTER`, score 0).
 3. **Turns** (at most ``max_turns``, 30). The published move (``timing=
-   "before_verdict"``, the default): the agent makes one move (``Agent.solo_move``): a
-   card of its hand, its tentative rule with a confidence, and whether it declares
-   that rule, all before the card's verdict. The card is judged (right: main line;
-   wrong: side line), the player draws one card to keep 12 while the stock lasts
-   (*decision*: with an empty stock the hand shrinks, and a player with no card left
-   ends the game, `OUT_OF_CARDS`), is told the play (``Agent.observe``), and only then
-   are the tentative rule and the declaration judged. With ``timing="after_verdict"``
-   (an easier reading, about 0.8 points higher) the agent plays a card
-   (``Agent.choose_play``), is told its verdict, then states and declares
-   (``Agent.declare_rule``, ``Agent.propose_rule``).
+   "before_verdict"``, the default): the agent makes one move
+   (`SoloDecisions.solo_move`): a card of its hand, its tentative rule with a
+   confidence, and whether it declares that rule, all before the card's verdict. The
+   card is judged (right: main line; wrong: side line), the player draws one card to
+   keep 12 while the stock lasts (*decision*: with an empty stock the hand shrinks, and
+   a player with no card left ends the game, `OUT_OF_CARDS`), is told the play
+   (``Agent.observe``), and only then are the tentative rule and the declaration judged.
+   With ``timing="after_verdict"`` (an easier reading, about 0.8 points higher) the
+   agent plays a card (``Agent.choose_play``), is told its verdict, then states and
+   declares (`SoloDecisions.declare_rule`, ``Agent.propose_rule``).
 4. **Declarations** (and tentative rules, at no cost) are judged by
    `eleusis_lab.games.solo.judge.judge_declaration`: by default over every continuation
    of the main line after the turn's card (the published judge, computed exactly);
@@ -33,10 +33,12 @@
 The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) are in
 `eleusis_lab.games.solo.record`; this module re-exports them.
 
-The package: the record and its layout (`record`), the engine (`engine`), its replay
-(`replay`), the score (`scoring`), how a declaration is judged (`judge`), the agent's
-beliefs turn by turn (`beliefs`), what a person at a human seat is shown and the score
-of a game stopped early (`people`), and here the game's declaration, `GAME_TYPE`.
+The package: the player's decisions (`decisions`: `SoloDecisions`, the mixin an agent
+needs to play), the record and its layout (`record`), the engine (`engine`), its
+replay (`replay`), the score (`scoring`), how a declaration is judged (`judge`), the
+agent's beliefs turn by turn (`beliefs`), what a person at a human seat is shown and
+the score of a game stopped early (`people`), and here the game's declaration,
+`GAME_TYPE`.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
 generator on it and the agent gets its own spawned generator, as in classic Eleusis.
@@ -70,11 +72,13 @@ from collections.abc import Sequence
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.solo.decisions import SoloDecisions, SoloMove, solo_statement
 from eleusis_lab.games.solo.engine import (
     DECK,
     HAND_SIZE,
     ILLEGAL_DECLARATION,
     TIMINGS,
+    TRAITS,
     SoloConfig,
     play_solo,
     solo_deal,
@@ -125,6 +129,8 @@ __all__ = [
     "Declaration",
     "Judgement",
     "SoloConfig",
+    "SoloDecisions",
+    "SoloMove",
     "SoloRecord",
     "Tentative",
     "format_solo_layout",
@@ -136,6 +142,7 @@ __all__ = [
     "solo_deal",
     "solo_outcome",
     "solo_score",
+    "solo_statement",
 ]
 
 
@@ -240,4 +247,6 @@ GAME_TYPE = GameType(
     scores_so_far=solo_scores_so_far,
     beliefs=_beliefs,
     play_for_people=_play_for_people,
+    mixins=(SoloDecisions,),
+    traits=TRAITS,
 )

@@ -12,10 +12,19 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, Observation, SoloMove, solo_statement
+from eleusis_lab.agent import Agent, Event, GameInfo, GameTraits, Observation
 from eleusis_lab.cards import Card, two_decks
-from eleusis_lab.engines import check_seed, exception_text, is_int, not_offered, shorten, text
+from eleusis_lab.engines import (
+    check_capabilities,
+    check_seed,
+    exception_text,
+    is_int,
+    not_offered,
+    shorten,
+    text,
+)
 from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.games.solo.decisions import SoloDecisions, SoloMove, solo_statement
 from eleusis_lab.games.solo.judge import (
     JUDGE_PLAYS,
     JUDGES,
@@ -43,6 +52,8 @@ from eleusis_lab.record import (
 from eleusis_lab.rules import Context, Rule, parse
 
 HAND_SIZE = 12
+#: What the solo game tells its player of itself: any rule, found fast is all that counts.
+TRAITS = GameTraits(rule_from="benchmark", scored_on="finding")
 
 
 DECK = tuple(two_decks())
@@ -211,7 +222,8 @@ def play_solo(
     rule : Rule or str
         The secret rule (text is parsed with `eleusis_lab.rules.parse`).
     agent : Agent
-        The player. Agents that set ``sees_rule`` are told the rule in ``GameInfo``.
+        The player, with the solo game's decisions (`SoloDecisions` mixed in). Agents
+        that set ``sees_rule`` are told the rule in ``GameInfo``.
     seed : int
         Seeds the shuffle and the agent's generator; same seed, same game.
     config : SoloConfig, optional
@@ -232,12 +244,13 @@ def play_solo(
         statement that is not rule text with a confidence. (The agent's own
         exceptions go up unchanged.)
     ConfigError
-        For something that is not an agent, or a bad seed.
+        For something that is not an agent, an agent without the solo game's
+        decisions (capability ``"declares"``), or a bad seed.
 
     Examples
     --------
     >>> from eleusis_lab.agent import Agent
-    >>> class Stubborn(Agent):
+    >>> class Stubborn(SoloDecisions, Agent):
     ...     def choose_play(self, obs):
     ...         return obs.hand[0]
     ...     def declare_rule(self, obs):
@@ -254,6 +267,7 @@ else "red(card)"
     config = SoloConfig() if config is None else config
     if not isinstance(agent, Agent):
         raise ConfigError(f"{agent!r} is not an Agent (eleusis_lab.agent.Agent)")
+    check_capabilities([agent], GAME, SoloDecisions)
     seed = check_seed(seed)
     stop = config.on_fault == "raise"
     before = config.timing == BEFORE_VERDICT
@@ -293,7 +307,8 @@ else "red(card)"
         end = NO_STARTER
     else:
         main.append(starter)
-        info = GameInfo(GAME, 0, 1, deal, starter, rule if agent.sees_rule is True else None)
+        told = rule if agent.sees_rule is True else None
+        info = GameInfo(GAME, 0, 1, deal, starter, told, TRAITS)
         try:
             agent.start_game(info, agent_rng)
         except Exception as error:

@@ -76,3 +76,13 @@ def test_a_folder_named_agents_where_it_runs_does_not_shadow_the_agents(tmp_path
     )
     assert played.returncode == 0, played.stderr
     assert "OracleAgent" in played.stdout
+
+
+def test_every_package_of_the_tree_is_declared_so_the_wheel_ships_it():
+    declared = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "eleusis_lab").rglob("__init__.py")
+    }
+    assert found - declared == set()
+    assert "eleusis_agents" in declared

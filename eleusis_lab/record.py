@@ -335,11 +335,12 @@ def read_record(text: str) -> Any:
     from eleusis_lab.games.table import GAMES
 
     declared = GAMES.get(game) if isinstance(game, str) else None
-    if declared is not None and declared.record_type is not None:
-        return declared.record_type.from_dict(data)
-    from eleusis_lab.games.classic.record import GameRecord  # the records of no other game
-
-    return GameRecord.from_json(text)
+    if declared is None or declared.record_type is None:
+        if not isinstance(data, dict) or "game" not in data:
+            raise RecordError("not a game record: the field 'game' is missing")
+        readable = ", ".join(name for name, kind in GAMES.items() if kind.record_type)
+        raise RecordError(f"not a game record: the game {game!r} is none of {readable}")
+    return declared.record_type.from_dict(data)
 
 
 def load_record(path: str | Path) -> Any:

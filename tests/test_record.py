@@ -16,6 +16,7 @@ from eleusis_lab.record import (
     card_from_text,
     card_text,
     format_layout,
+    read_record,
     replay,
 )
 
@@ -417,3 +418,10 @@ def test_every_game_record_shows_itself_in_jupyter():
     for record in records:
         page = record._repr_html_()
         assert f"seed {record.seed}" in page and page.startswith("<")
+
+
+def test_a_record_of_no_registered_game_is_refused_by_name():
+    with pytest.raises(RecordError, match=r"the game 'chess' is none of classic, delphi"):
+        read_record('{"format": 2, "game": "chess", "rule": "red(card)"}')
+    with pytest.raises(RecordError, match="the field 'game' is missing"):
+        read_record('{"format": 2, "rule": "red(card)"}')

@@ -54,7 +54,7 @@ from eleusis_lab.games.classic.record import (
     GameRecord,
     card_places,
     format_main_line_layout,
-    wrong_after_phase1,
+    scores_from_plays,
 )
 from eleusis_lab.games.classic.replay import replay_classic
 from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
@@ -97,11 +97,8 @@ def _cards(record: GameRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, 
 
 
 def _score(record: GameRecord) -> tuple[list[float], int]:
-    """The scores the formulas give from the plays: the cards each seat holds at the
-    end, the wrong cards of phase 1."""
-    held = card_places(record)
-    left = [len(held[f"seat {seat}"]) for seat in range(len(record.deal))]
-    return classic_player_scores(left), classic_dealer_score(wrong_after_phase1(record))
+    """The scores the formulas give from the deal and the plays."""
+    return scores_from_plays(record, classic_player_scores, classic_dealer_score)
 
 
 def _sample_game(agent: Agent, seed: int) -> GameRecord:

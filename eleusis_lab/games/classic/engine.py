@@ -1,22 +1,6 @@
-"""Classic Eleusis (RULES.md section 1): one game as a pure function of its inputs.
-
-`play_classic` takes a rule, the active players' agents, a seed and a `ClassicConfig`,
-plays the deal, phase 1 and phase 2, and returns a `GameRecord`. The dealer is not an
-agent: he plays no cards and the rule is given.
-
-Randomness: the seed feeds one ``numpy.random.SeedSequence``. The deck is shuffled by
-a generator on that sequence, and every agent gets its own generator spawned from it,
-so an agent's random stream depends on the seed and its seat only, never on the
-engine's draws or on what the other agents draw.
-
-Turn order: seats 0..N-1 in turn, cyclically (seat 0 sits left of the dealer). Phase 1
-skips seats whose hand is empty; phase 2 goes on with the seat after the last phase-1
-player, so the rotation is never broken.
-
-Faults: an agent that raises, plays a card it may not play or overruns a time budget
-does not bring down a batch. The game records the fault (`eleusis_lab.record.Fault`)
-and goes on by the rule documented in `ClassicConfig` (``on_fault="raise"`` stops it
-instead, for debugging an agent).
+"""The engine of classic Eleusis: its options (`ClassicConfig`), the deal and one game
+(`play_classic`), played by `play_main_line`, the loop the 4-8 player variant shares.
+The rules of play, randomness and faults are told in `eleusis_lab.games.classic`.
 
 Examples
 --------
@@ -27,8 +11,6 @@ Examples
 >>> record = play_classic("color(card) != color(last)", [FirstCard(), FirstCard()], seed=3)
 >>> record.starter, len(record.deal[0]), len(record.deal[1])
 (Card('QH'), 26, 25)
->>> record.phase2_end in ("player_out", "no_playable_card", "turn_cap")
-True
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,14 +217,28 @@ def card_places(record: GameRecord) -> dict[str, tuple[Card, ...]]:
     return {"main line": record.main_line, "unused": record.unused, **seats}
 
 
-def wrong_after_phase1(record: GameRecord) -> list[int]:
-    """Each seat's wrong cards of phase 1, counted from the plays (what the dealer's
-    score reads)."""
+def scores_from_plays(
+    record: GameRecord,
+    player_scores: Callable[[Sequence[int]], list[float]],
+    dealer_score: Callable[[Sequence[int]], int],
+) -> tuple[list[float], int]:
+    """The scores a game's formulas give from the deal and the plays: the cards each
+    seat holds at the end (`card_places`), the wrong cards of phase 1.
+
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
+    >>> from eleusis_lab.registry import parse_agent_list
+    >>> record = play_classic("red(card)", parse_agent_list("random,random"), seed=0)
+    >>> scores_from_plays(record, classic_player_scores, classic_dealer_score)
+    ([0.0, 12.0], 6)
+    """
+    held = card_places(record)
+    left = [len(held[f"seat {seat}"]) for seat in range(len(record.deal))]
     wrong = [0] * len(record.deal)
     for event in record.events:
         if event.phase == 1 and not event.right:
             wrong[event.seat] += 1
-    return wrong
+    return player_scores(left), dealer_score(wrong)
 
 
 # -- layout -------------------------------------------------------------------------------

@@ -18,10 +18,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card, standard_deck
+from eleusis_lab.games.classic.engine import classic_deal
 from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
 from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.record import (
@@ -209,10 +210,16 @@ def replay_phase1(rec: GameRecord, plays: PlayCheck, problems: list[str]) -> Pha
     return PhaseOne(piles, wrong_after, seat)
 
 
-def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
-    from eleusis_lab.games.classic import classic_deal  # games import this module
+def replay_classic(rec: GameRecord) -> list[str]:
+    """Check a classic record against the rules, without the agents: `replay_main_line`
+    with one 52-card deck, classic's deal and its scores.
 
-    problems: list[str] = []
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> from eleusis_lab.registry import parse_agent_list
+    >>> record = play_classic("red(card)", parse_agent_list("random,random"), seed=0)
+    >>> replay_classic(record), replay_classic(record.replace(player_scores=(0.0, 0.0)))
+    ([], ['player scores: recorded [0.0, 0.0], the cards left give [0.0, 12.0]'])
+    """
     try:
         rule = parse(rec.rule)
     except RuleSyntaxError as error:
@@ -220,20 +227,44 @@ def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over 
     n = len(rec.deal)
     if n < 2 or len(rec.agents) != n:
         return [f"{n} hands dealt for {len(rec.agents)} agents; classic needs 2 or more"]
+    return replay_main_line(
+        rec,
+        rule,
+        (standard_deck(), "one 52-card deck", classic_deal),
+        classic_dealer_score,
+        classic_player_scores,
+    )
+
+
+def replay_main_line(  # noqa: C901 - one pass over the game
+    rec: GameRecord,
+    rule: Rule,
+    deck: tuple[Sequence[Card], str, Callable[..., Any]],
+    dealer_score: Callable[[Sequence[int]], int],
+    player_scores: Callable[[Sequence[int]], list[float]],
+) -> list[str]:
+    """The replay of a game on one main line (classic Eleusis, the 4-8 player variant):
+    the deal, the faults, phase 1, phase 2 and the scores, re-derived from the seed and
+    the rule.
+
+    ``deck`` is the deck, its description and the game's deal function (as
+    `check_deal` takes them); ``dealer_score`` and ``player_scores`` the game's
+    formulas. Phase 2 is one card per turn, or with the option ``retry_in_turn`` of the
+    record's config, cards until one is right or all were tried.
+    """
+    problems: list[str] = []
     retry = bool(rec.config.get("retry_in_turn", False))
     max_turns = rec.config.get("max_turns", 1000)
-
-    check_deal(rec, standard_deck(), "one 52-card deck", classic_deal, problems)
+    check_deal(rec, *deck, problems)
     problems += check_classic_faults(rec)
     plays = PlayCheck(rec, rule, problems)
     phase1 = replay_phase1(rec, plays, problems)
     if phase1 is None:
         return problems
     piles, wrong_after, seat = phase1
-    events = rec.events
+    events, n = rec.events, len(rec.deal)
+    held = "does not hold that card" + (" (or tried it this turn)" if retry else "")
 
-    # Phase 2: one turn per seat in rotation; with the retry option a turn goes on
-    # after a wrong card until one is right or all were tried.
     turns, mid_turn = 0, False
     while plays.k < len(events):
         if not all(piles):
@@ -260,9 +291,7 @@ def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over 
                 )
                 return problems
             if e.card not in untried:
-                problems.append(
-                    f"{plays.where(e)}: seat {seat} does not hold that card (or tried it this turn)"
-                )
+                problems.append(f"{plays.where(e)}: seat {seat} {held}")
                 return problems
             plays.faults_at(e, untried)
             untried.remove(e.card)
@@ -275,9 +304,7 @@ def replay_classic(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over 
     if mid_turn:
         problems.append("the record ends in the middle of a phase-2 turn")
 
-    plays.check_end(
-        rec, piles, wrong_after, turns, max_turns, classic_dealer_score, classic_player_scores
-    )
+    plays.check_end(rec, piles, wrong_after, turns, max_turns, dealer_score, player_scores)
     return problems
 
 

@@ -56,7 +56,7 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.classic import GameRecord, classic_outcome
 from eleusis_lab.games.classic.people import ClassicView
-from eleusis_lab.games.classic.record import card_places, wrong_after_phase1
+from eleusis_lab.games.classic.record import card_places, scores_from_plays
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
     PLAYERS,
@@ -96,12 +96,8 @@ def _cards(record: GameRecord) -> tuple[tuple[Card, ...], dict[str, tuple[Card, 
 
 
 def _score(record: GameRecord) -> tuple[list[float], int]:
-    """The scores the formulas give from the plays (as classic's, with this game's
-    formulas)."""
-    held = card_places(record)
-    left = [len(held[f"seat {seat}"]) for seat in range(len(record.deal))]
-    wrong = wrong_after_phase1(record)
-    return four_to_eight_player_scores(left), four_to_eight_dealer_score(wrong)
+    """The scores the formulas give from the deal and the plays."""
+    return scores_from_plays(record, four_to_eight_player_scores, four_to_eight_dealer_score)
 
 
 def _sample_game(agent: Agent, seed: int) -> GameRecord:

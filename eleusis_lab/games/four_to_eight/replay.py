@@ -5,12 +5,7 @@ seed, its rule and the seed-004 table, without the agents.
 from __future__ import annotations
 
 from eleusis_lab.games.classic.record import GameRecord
-from eleusis_lab.games.classic.replay import (
-    PlayCheck,
-    check_classic_faults,
-    check_deal,
-    replay_phase1,
-)
+from eleusis_lab.games.classic.replay import replay_main_line
 from eleusis_lab.games.four_to_eight.engine import GAME, PLAYERS, deck_plan, four_to_eight_deal
 from eleusis_lab.games.four_to_eight.scoring import (
     four_to_eight_dealer_score,
@@ -19,7 +14,7 @@ from eleusis_lab.games.four_to_eight.scoring import (
 from eleusis_lab.rules import RuleSyntaxError, parse
 
 
-def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass over the game
+def replay_four_to_eight(rec: GameRecord) -> list[str]:
     """Check a four-to-eight record against the rules, without the agents.
 
     Re-parses the rule, re-deals from the seed and the table, replays every event (turn
@@ -48,7 +43,6 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
     >>> replay_four_to_eight(record.replace(dealer_score=record.dealer_score + 1))
     ['dealer score: recorded -1, the wrong-card counts after phase 1 give -2']
     """
-    problems: list[str] = []
     if rec.game != GAME:
         return [f"not a {GAME} record: the game is {rec.game!r}"]
     try:
@@ -60,52 +54,11 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:  # noqa: C901 - one pass
         counts = ", ".join(map(str, sorted(PLAYERS)))
         return [f"{n} hands dealt for {len(rec.agents)} agents; the table deals {counts} hands"]
     plan = deck_plan(n)
-    max_turns = rec.config.get("max_turns", 1000)
-
     deck = f"the table's {len(plan.cards)}-card deck for {n} players"
-    check_deal(rec, plan.cards, deck, four_to_eight_deal, problems)
-    problems += check_classic_faults(rec)
-    plays = PlayCheck(rec, rule, problems)
-    phase1 = replay_phase1(rec, plays, problems)
-    if phase1 is None:
-        return problems
-    piles, wrong_after, seat = phase1
-    events = rec.events
-
-    # Phase 2: one card per turn, in rotation; a wrong card stays with its player.
-    turns = 0
-    while plays.k < len(events):
-        if not all(piles):
-            problems.append(f"event {plays.k}: phase 2 goes on after a player went out")
-            break
-        if not plays.playable(piles):
-            problems.append(
-                f"event {plays.k}: phase 2 goes on although no player holds a right card"
-            )
-            break
-        if turns >= max_turns:
-            problems.append(f"event {plays.k}: phase 2 goes past the turn cap ({max_turns} turns)")
-            break
-        turns += 1
-        e = events[plays.k]
-        if e.phase != 2 or e.seat != seat:
-            problems.append(f"{plays.where(e)}: seat {seat} should play a wrong card in phase 2")
-            return problems
-        if e.card not in piles[seat]:
-            problems.append(f"{plays.where(e)}: seat {seat} does not hold that card")
-            return problems
-        plays.faults_at(e, piles[seat])
-        if plays.follow(e):
-            piles[seat].remove(e.card)
-        seat = (seat + 1) % n
-
-    plays.check_end(
+    return replay_main_line(
         rec,
-        piles,
-        wrong_after,
-        turns,
-        max_turns,
+        rule,
+        (plan.cards, deck, four_to_eight_deal),
         four_to_eight_dealer_score,
         four_to_eight_player_scores,
     )
-    return problems

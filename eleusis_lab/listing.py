@@ -50,9 +50,21 @@ def _games() -> list[tuple[str, str]]:
 
     rows = []
     for name, game in GAMES.items():
-        text = first_line(importlib.import_module(game.play.__module__))
+        text = first_line(_declaring_module(game))
         rows.append((name, text.split(": ", 1)[0]))  # the game, not what the module holds
     return rows
+
+
+def _declaring_module(game):
+    """The module that declares ``game`` (its ``GAME_TYPE``): the module of its engine
+    or a package above it, e.g. the game's package; else the engine's module."""
+    module = game.play.__module__
+    while module:
+        found = importlib.import_module(module)
+        if getattr(found, "GAME_TYPE", None) is game:
+            return found
+        module = module.rpartition(".")[0]
+    return importlib.import_module(game.play.__module__)
 
 
 def _dealers() -> list[tuple[str, str]]:

@@ -50,7 +50,11 @@ def test_version_without_installed_metadata_reads_pyproject(monkeypatch):
     ("kind", "names", "says"),
     [
         ("agents", [*available_agents(), *SECRETS_AGENTS.available()], "Secrets: scores each"),
-        ("games", ["classic", "delphi", "four-to-eight", "new-eleusis", "secrets", "solo"], "1"),
+        (
+            "games",
+            ["classic", "delphi", "four-to-eight", "new-eleusis", "secrets", "solo"],
+            "Classic Eleusis (RULES.md section 1)",
+        ),
         (
             "dealers",
             ["fixed", "catalog", "band", "spread", "adaptive"],

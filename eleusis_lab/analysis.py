@@ -54,6 +54,7 @@ __all__ = [
     "GAME_KEYS",
     "PLAY_KINDS",
     "PREDICTION_THRESHOLD",
+    "SEES_RULE_MARK",
     "adaptive_choices",
     "agent_labels",
     "attach_agents",
@@ -78,6 +79,8 @@ def __getattr__(name: str) -> Any:
 
 #: The columns that identify one game of a results table (those present are used).
 GAME_KEYS = ("experiment", "cell", "game")
+#: What the label of an agent told the secret rule ends with (`agent_labels`).
+SEES_RULE_MARK = " (sees the rule)"
 #: A prediction says "right" when its probability is at least this (as Delphi's token).
 PREDICTION_THRESHOLD = 0.5
 #: Event kinds that are a seat's own play (`eleusis_lab.agent.Event.kind`): one card, or
@@ -532,7 +535,9 @@ def agent_labels(results: pd.DataFrame) -> pd.Series:
     """Per row, the agent's name, with its parameters where one name has several.
 
     A line-up of ``bayes`` and ``{name = "bayes", grammar = "colours_suits"}`` has two
-    agents called ``bayes``; their labels tell them apart.
+    agents called ``bayes``; their labels tell them apart. An agent told the secret rule
+    (``sees_rule``, the oracle) is marked `SEES_RULE_MARK`, so that no table or figure
+    passes its score off as a learner's.
 
     Examples
     --------
@@ -540,26 +545,33 @@ def agent_labels(results: pd.DataFrame) -> pd.Series:
     ...                         "agent_params": ["{}", '{"grammar": "x"}', "{}"]})
     >>> agent_labels(results).tolist()
     ['bayes', 'bayes(grammar=x)', 'tree']
+    >>> agent_labels(results.assign(sees_rule=[False, False, True])).tolist()
+    ['bayes', 'bayes(grammar=x)', 'tree (sees the rule)']
     """
     names = results["agent"].astype(str)
-    if "agent_params" not in results.columns:
-        return names.rename("agent")
-    params = results["agent_params"].fillna("{}").astype(str)
-    several = params.groupby(names).transform("nunique") > 1
+    if "agent_params" in results.columns:
+        params = results["agent_params"].fillna("{}").astype(str)
+        several = params.groupby(names).transform("nunique") > 1
 
-    def label(name: str, text: str) -> str:
-        try:
-            values = json.loads(text)
-        except json.JSONDecodeError:
-            return f"{name}({text})"
-        inside = ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
-        return f"{name}({inside})" if inside else name
+        def label(name: str, text: str) -> str:
+            try:
+                values = json.loads(text)
+            except json.JSONDecodeError:
+                return f"{name}({text})"
+            inside = ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
+            return f"{name}({inside})" if inside else name
 
-    labelled = [
-        label(name, text) if many else name
-        for name, text, many in zip(names, params, several, strict=True)
-    ]
-    return pd.Series(labelled, index=results.index, name="agent")
+        names = pd.Series(
+            [
+                label(name, text) if many else name
+                for name, text, many in zip(names, params, several, strict=True)
+            ],
+            index=results.index,
+        )
+    if "sees_rule" in results.columns:  # told the rule: its figures are no learner's
+        told = results["sees_rule"].fillna(False).astype(bool)
+        names = names.where(~told, names + SEES_RULE_MARK)
+    return names.rename("agent")
 
 
 def leaderboard(

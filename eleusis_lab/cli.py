@@ -253,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--json", metavar="PATH", help="write the game record (or match) as JSON")
     play.add_argument(
+        "--isolate",
+        action="store_true",
+        help="every agent plays from a process of its own (for agents you do not trust;"
+        " the same game)",
+    )
+    play.add_argument(
         "--match", action="store_true", help="play a match: everyone deals (classic: twice)"
     )
     play.add_argument(
@@ -564,7 +570,12 @@ def _play(args) -> int:
         names *= count
     if len(names) != count:
         raise ConfigError(f"--players is {count} but --agents names {len(names)} agents")
-    agents = [game.agents.make(name) for name in names]
+    if args.isolate:
+        from eleusis_lab.isolation import isolated
+
+        agents = [isolated(name, registry=game.agents) for name in names]
+    else:
+        agents = [game.agents.make(name) for name in names]
     for name, agent in zip(names, agents, strict=True):
         refusal = game.refusal(agent, f"agent {name!r}")
         if refusal is not None:

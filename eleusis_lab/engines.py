@@ -33,7 +33,7 @@ from eleusis_lab.agent import (
 )
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.record import ILLEGAL_CARD, OVER_TIME, RAISED, Fault
+from eleusis_lab.record import ILLEGAL_CARD, OVER_TIME, RAISED, Fault, sees_rule
 
 #: What an engine does when an agent faults (the ``on_fault`` option of every game).
 ON_FAULT = ("substitute", "raise")
@@ -197,7 +197,7 @@ class FaultLog:
         a fault, or stops the game with ``on_fault="raise"``."""
         n = len(self.agents)
         for seat, agent in enumerate(self.agents):
-            told = rule if agent.sees_rule is True else None
+            told = rule if sees_rule(agent) else None
             info = GameInfo(game, seat, n, hands[seat], starter, told, traits)
             try:
                 agent.start_game(info, rngs[seat])

@@ -30,6 +30,7 @@ from eleusis_lab.agent import Agent, Event, GameInfo, Observation, clone
 from eleusis_lab.cards import standard_deck
 from eleusis_lab.games.delphi import GAME as DELPHI
 from eleusis_lab.games.delphi import delphi_deal
+from eleusis_lab.record import sees_rule
 from eleusis_lab.rules import Context, Rule, parse
 
 __all__ = [
@@ -113,7 +114,7 @@ def prediction_accuracy(
         )
     starter, cards = delphi_deal(seed)
     stream = cards[: train_plays + test_plays]
-    info = GameInfo(DELPHI, 0, 2, (), starter, rule if type(agent).sees_rule else None)
+    info = GameInfo(DELPHI, 0, 2, (), starter, rule if sees_rule(agent) else None)
     agent.start_game(info, np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]))
 
     main, wrong, last_right = (starter,), (), None

@@ -59,6 +59,8 @@ __all__ = [
     "load_record",
     "read_record",
     "replay",
+    "right_or_wrong",
+    "sees_rule",
 ]
 
 #: How a game stopped by its turn cap ended (every game's safety net, never silent).
@@ -134,10 +136,29 @@ def describe_agent(agent: Agent) -> dict[str, Any]:
     ...         return min(obs.hand)
     >>> describe_agent(Lowest())["params"]
     {'depth': 2}
+
+    An agent told the rule (`sees_rule`) is marked ``"sees_rule": True``.
     """
     cls = type(agent)
     spec = f"{cls.__module__}:{cls.__qualname__}"
-    return {"name": cls.__name__, "spec": spec, "params": agent.get_params()}
+    described = {"name": cls.__name__, "spec": spec, "params": agent.get_params()}
+    if sees_rule(agent):
+        described["sees_rule"] = True  # told the secret rule: not a learner's result
+    return described
+
+
+def sees_rule(agent: Any) -> bool:
+    """Whether the engines tell ``agent`` the secret rule (its ``sees_rule`` is True, as
+    the oracle's): its games say nothing of learning, and records, results rows and
+    leaderboards mark it.
+
+    >>> from eleusis_lab.registry import make_agent
+    >>> sees_rule(make_agent("oracle")), sees_rule(make_agent("random"))
+    (True, False)
+    >>> describe_agent(make_agent("oracle"))["sees_rule"]
+    True
+    """
+    return getattr(agent, "sees_rule", False) is True
 
 
 def jsonable(value: Any) -> Any:

@@ -53,7 +53,7 @@ import pyarrow as pa
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.table import GAMES, Outcome
-from eleusis_lab.record import card_text
+from eleusis_lab.record import card_text, sees_rule
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import Measure, measures
 from eleusis_lab.spec import Cell
@@ -102,6 +102,7 @@ _ROW_FIELDS = pa.schema(
         ("slot", pa.int64()),  # index of the seat's agent in the line-up
         ("agent", pa.string()),  # registered name or module:Class
         ("agent_params", pa.string()),  # JSON
+        ("sees_rule", pa.bool_()),  # the agent was told the rule (the oracle): no learner
         ("score", pa.float64()),  # solo: the benchmark's score (floored: clip at 0)
         ("dealer_score", pa.float64()),  # Delphi: the oracle's; solo: null
         ("wrong_cards", pa.int64()),  # classic: after phase 1; new-eleusis, solo: all
@@ -369,6 +370,12 @@ def _as_rule(rule: Rule | str) -> Rule:
     return _parsed(rule) if isinstance(rule, str) else rule
 
 
+def _isolated(registry, limit: float, name: str, **params: Any) -> Any:
+    from eleusis_lab.isolation import isolated
+
+    return isolated(name, params, registry=registry, limit=limit)
+
+
 class _ShardPlayer:
     """Plays the games of one shard and collects their rows."""
 
@@ -389,6 +396,9 @@ class _ShardPlayer:
         self.events: list[dict[str, Any]] = []
         agents = cell.lineup.agents
         self.params_json = [_dumps(spec.params) for spec in agents]  # per line-up slot
+        self.make = self.game.agents.make
+        if cell.isolate is not None:
+            self.make = functools.partial(_isolated, self.game.agents, cell.isolate)
         self.table_json: dict[tuple[int, ...], str] = {}  # per seating, as slots
 
     def _table_json(self, slots: tuple[int, ...]) -> str:
@@ -411,7 +421,7 @@ class _ShardPlayer:
         chosen = None if self.dealer is None else self.dealer.choose_rule(self.rng)
         rule = None if chosen is None else _as_rule(chosen.rule)
         seed = game_seed(cell.seed, cell.lineup.deal(number))
-        agents = [spec.make(self.game.agents.make) for _, spec in seats]
+        agents = [spec.make(self.make) for _, spec in seats]
         watches = [_Watch(agent, seat, rule, cell.predictions) for seat, agent in enumerate(agents)]
         started = time.perf_counter()
         record = self.game.play(rule, agents, seed, self.config)
@@ -461,6 +471,7 @@ class _ShardPlayer:
                     "slot": slot,
                     "agent": spec.name,
                     "agent_params": self.params_json[slot],
+                    "sees_rule": sees_rule(agents[seat]),
                     "score": outcome.scores[seat],
                     "wrong_cards": outcome.wrong_cards[seat],
                     "cards_left": outcome.cards_left[seat],

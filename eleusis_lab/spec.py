@@ -26,6 +26,9 @@ The keys
     out = "results/complexity"   # where the results go (relative to the working dir)
     events = false               # also store one row per play (learning curves)
     predictions = false          # ... with the playing agent's P(right) of its card
+    isolate = false              # true: every agent plays from a process of its own
+                                 #   (60 s per call; or isolate = SECONDS), the rows
+                                 #   unchanged (eleusis_lab.isolation)
     dealer = {kind = "spread", measure = "bits", bins = 5}
                                  # handed to eleusis_lab.dealers.make_dealer; a rule's
                                  #   name or text is a fixed dealer: dealer = "suit_cycle"
@@ -85,6 +88,7 @@ import difflib
 import hashlib
 import itertools
 import json
+import math
 import numbers
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -106,7 +110,7 @@ __all__ = ["AgentSpec", "Cell", "ExperimentSpec", "Lineup", "load_spec"]
 
 #: Version of the rows a cell produces; part of every cell's key, so that shards written
 #: by an older layout are never mistaken for current ones.
-ROWS_VERSION = 2
+ROWS_VERSION = 3  # 3: the sees_rule column
 
 _KEYS = (
     "name",
@@ -121,6 +125,7 @@ _KEYS = (
     "out",
     "events",
     "predictions",
+    "isolate",
     "dealer",
     "config",
     "agents",
@@ -242,6 +247,10 @@ class Cell:
         Units per shard.
     events, predictions : bool
         Whether the event table is written, and with the agents' predictions.
+    isolate : float or None
+        With a number, every agent plays from a process of its own and may take that
+        many seconds per call (`eleusis_lab.isolation`); None: in the worker's process.
+        The rows are the same either way, so it is not part of the cell's `key`.
     """
 
     experiment: str
@@ -257,6 +266,7 @@ class Cell:
     shard_size: int = 100
     events: bool = False
     predictions: bool = False
+    isolate: float | None = None
 
     @property
     def label(self) -> str:
@@ -360,6 +370,21 @@ def _flag(value: Any, where: str, source: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{source}: {where}: expected true or false, got {value!r}")
     return value
+
+
+def _isolation(value: Any, source: str) -> float | None:
+    """``isolate``: false (None), true (the default limit) or a limit in seconds."""
+    from eleusis_lab.isolation import DEFAULT_LIMIT
+
+    if value is True:
+        return DEFAULT_LIMIT
+    if value is False:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf:
+        return float(value)
+    raise ConfigError(
+        f"{source}: isolate: expected true, false or a number of seconds > 0, got {value!r}"
+    )
 
 
 def _text(value: Any, where: str, source: str) -> str:
@@ -614,6 +639,7 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     out = _text(data["out"], "out", source) if "out" in data else None
     events = _flag(data.get("events", False), "events", source)
     predictions = _flag(data.get("predictions", False), "predictions", source)
+    isolate = _isolation(data.get("isolate", False), source)
     # (an unknown game is reported below, with the games there are)
     ruled = [game for game in _games_named(data) if game not in GAMES or GAMES[game].needs_rule]
     if "dealer" not in data and ruled:
@@ -736,6 +762,7 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
                     shard_size=shard_size,
                     events=events or predictions,
                     predictions=predictions,
+                    isolate=isolate,
                 )
             )
     if len({cell.key for cell in cells}) != len(cells):

@@ -42,3 +42,38 @@ class Faulty(RandomAgent):
 
     def choose_play(self, obs):
         raise RuntimeError("this agent always fails")
+
+
+class Peeker(RandomAgent):
+    """A cheat: looks through the frames that called it for the secret rule, and says
+    what it found by raising (so a record shows it)."""
+
+    def choose_play(self, obs):
+        import sys
+
+        from eleusis_lab.rules import Rule
+
+        frame = sys._getframe(1)
+        while frame is not None:
+            for value in frame.f_locals.values():
+                if isinstance(value, Rule):
+                    raise LookupError(f"found the rule {value.text}")
+            frame = frame.f_back
+        return super().choose_play(obs)
+
+
+class Frozen(RandomAgent):
+    """Never answers its ``when``-th decision (sleeps a day)."""
+
+    def __init__(self, when: int = 3):
+        self.when = when
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.decisions_ = 0
+
+    def choose_play(self, obs):
+        self.decisions_ += 1
+        if self.decisions_ == self.when:
+            time.sleep(86_400)
+        return super().choose_play(obs)

@@ -55,6 +55,7 @@ def test_json_round_trip():
         "name": "OracleAgent",
         "spec": "eleusis_agents.simple:OracleAgent",
         "params": {"choice": "random"},
+        "sees_rule": True,  # the oracle is told the rule: marked
     }
     assert data["config"] == {
         "hand_size": None,

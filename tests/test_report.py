@@ -125,7 +125,7 @@ def test_report_page_has_the_run_and_the_leaderboard(spread_run, spread_report):
     assert leaderboard.count("<tr>") == 1 + 6  # the header, 4 + 2 agents
     by_seat = page[page.index("<h2>By seat</h2>") : page.index("<h2>Figures</h2>")]
     assert "<th>seat</th>" in by_seat and by_seat.count("<tr>") > 1 + 6
-    for agent in ("random", "oracle", "tree", "bayes"):
+    for agent in ("random", "oracle (sees the rule)", "tree", "bayes"):
         assert f"<td>{agent}</td>" in leaderboard
 
 

@@ -48,6 +48,7 @@ from eleusis_lab.record import (
     RAISED,
     Fault,
     describe_agent,
+    sees_rule,
 )
 from eleusis_lab.rules import Context, Rule, parse
 
@@ -307,7 +308,7 @@ else "red(card)"
         end = NO_STARTER
     else:
         main.append(starter)
-        told = rule if agent.sees_rule is True else None
+        told = rule if sees_rule(agent) else None
         info = GameInfo(GAME, 0, 1, deal, starter, told, TRAITS)
         try:
             agent.start_game(info, agent_rng)

@@ -1,0 +1,93 @@
+"""Agents in processes of their own: the same games, nothing of the engine to read,
+decisions that hang stopped."""
+
+import pytest
+
+from eleusis_lab.agent import clone
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.table import GAMES
+from eleusis_lab.isolation import isolated
+from eleusis_lab.record import replay
+from eleusis_lab.registry import AgentSpecError, make_agent
+from eleusis_lab.runner import run_experiment
+from eleusis_lab.secrets.agent import SECRETS_AGENTS
+from eleusis_lab.spec import load_spec
+
+
+@pytest.mark.parametrize(
+    ("game", "names"),
+    [
+        ("classic", ["bayes", "oracle", "random"]),
+        ("solo", ["bayes"]),
+        ("new-eleusis", ["oracle", "random", "random"]),
+        ("delphi", ["tree", "random"]),
+    ],
+)
+def test_an_isolated_agent_plays_the_game_it_plays_in_process(game, names):
+    kind = GAMES[game]
+    rule = "if odd(last) then red(card) else black(card)"
+    for seed in (0, 1):
+        alone = [isolated(names[0]), *map(make_agent, names[1:])]
+        assert type(alone[0]).__name__ == type(make_agent(names[0])).__name__
+        record = kind.play(rule, alone, seed, kind.config_type())
+        expected = kind.play(rule, [make_agent(n) for n in names], seed, kind.config_type())
+        assert record == expected
+
+
+def test_secrets_players_are_isolated_through_their_registry():
+    secrets = GAMES["secrets"]
+    names = ["secrets-heuristic", "secrets-random", "secrets-random", "secrets-random"]
+    seats = [isolated(names[0], registry=SECRETS_AGENTS)]
+    seats += [SECRETS_AGENTS.make(name) for name in names[1:]]
+    record = secrets.play(None, seats, 2, secrets.config_type())
+    expected = secrets.play(None, [SECRETS_AGENTS.make(n) for n in names], 2, secrets.config_type())
+    assert record == expected
+
+
+def test_the_rule_cannot_be_read_off_the_engine_from_another_process():
+    classic = GAMES["classic"]
+    config = classic.config_type()
+    cheat = "tests.runner_agents:Peeker"
+    peeking = classic.play("red(card)", [make_agent(cheat), make_agent("random")], 0, config)
+    assert "found the rule red(card)" in peeking.faults[0].message  # in-process, it can
+    isolated_game = classic.play("red(card)", [isolated(cheat), make_agent("random")], 0, config)
+    assert isolated_game.faults == ()
+
+
+def test_a_decision_that_never_returns_is_stopped_and_the_game_goes_on():
+    classic = GAMES["classic"]
+    frozen = isolated("tests.runner_agents:Frozen", {"when": 3}, limit=0.5)
+    record = classic.play("red(card)", [frozen, make_agent("random")], 4, classic.config_type())
+    messages = [fault.message for fault in record.faults]
+    assert messages[0] == "AgentStopped: no answer to choose_play within 0.5 s"
+    assert all("stopped earlier in this game" in m for m in messages[1:]) and len(messages) > 5
+    assert replay(record) == []
+    again = classic.play("red(card)", [frozen, make_agent("random")], 5, classic.config_type())
+    assert again.faults[0].event > 0  # a new process: the first decisions are answered
+
+
+def test_a_stand_in_clones_and_checks_its_parameters():
+    stand_in = isolated("bayes", {"noise": 0.05})
+    twin = clone(stand_in)
+    assert type(twin) is type(stand_in) and twin.get_params() == stand_in.get_params()
+    with pytest.raises(AgentSpecError, match="noise"):
+        isolated("bayes", {"noise": -1})
+    with pytest.raises(ValueError, match="limit must be None or a number of seconds"):
+        isolated("random", limit=0)
+
+
+def test_a_spec_plays_isolated_with_the_same_rows(tmp_path):
+    spec = {
+        "game": "classic",
+        "games": 4,
+        "players": 3,
+        "dealer": {"kind": "catalog", "rules": ["red_only", "suit_cycle"]},
+        "agents": ["bayes", "tree", "oracle"],
+    }
+    plain = run_experiment(spec, out=tmp_path / "plain", progress=False)
+    alone = run_experiment({**spec, "isolate": True}, out=tmp_path / "alone", progress=False)
+    columns = [c for c in plain.columns if c != "wall_time"]
+    assert plain[columns].equals(alone[columns])
+    assert load_spec({**spec, "isolate": 5}).cells[0].isolate == 5.0
+    with pytest.raises(ConfigError, match="isolate: expected true, false or a number"):
+        load_spec({**spec, "isolate": "yes"})

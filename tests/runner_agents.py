@@ -1,5 +1,6 @@
 """Agents for the runner tests, importable by ``module:Class`` from worker processes."""
 
+import contextlib
 import time
 
 from eleusis_agents.simple import OracleAgent, RandomAgent
@@ -42,3 +43,63 @@ class Faulty(RandomAgent):
 
     def choose_play(self, obs):
         raise RuntimeError("this agent always fails")
+
+
+def hang(how: str) -> None:
+    """Do not return for an hour: ``"sleep"``; ``"loop"``, in pure Python; or
+    ``"swallow"``, sleep in a loop that catches every ``Exception`` (the decision
+    limit's interrupt is not one). ``"raise"`` raises at once, the fault a stop is
+    compared to."""
+    if how == "sleep":
+        time.sleep(3600)
+    elif how == "loop":
+        deadline = time.monotonic() + 3600
+        while time.monotonic() < deadline:
+            pass
+    elif how == "swallow":
+        for _ in range(3600):
+            with contextlib.suppress(Exception):
+                time.sleep(1)
+    else:
+        raise RuntimeError("a fault in place of a hang")
+
+
+class Hanging(RandomAgent):
+    """A random player whose ``at``-th call of ``method`` in each game does not return
+    (`hang`); with ``at=1``, ``method="start_game"`` hangs at the start of every game."""
+
+    def __init__(self, method: str = "choose_play", how: str = "sleep", at: int = 1):
+        self.method = method
+        self.how = how
+        self.at = at
+
+    def _call(self, method: str) -> None:
+        if method == self.method:
+            self.calls_ += 1
+            if self.calls_ == self.at:
+                hang(self.how)
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.calls_ = 0
+        self._call("start_game")
+
+    def choose_play(self, obs):
+        self._call("choose_play")
+        return super().choose_play(obs)
+
+    def predict(self, obs, cards):
+        self._call("predict")
+        return super().predict(obs, cards)
+
+    def choose_turn(self, obs):
+        self._call("choose_turn")
+        return super().choose_turn(obs)
+
+    def solo_move(self, obs):
+        self._call("solo_move")
+        return super().solo_move(obs)
+
+    def observe(self, event):
+        self._call("observe")
+        super().observe(event)

@@ -5,6 +5,7 @@ ends and replays clean. Hangs are stopped at limits of a fifth of a second."""
 from __future__ import annotations
 
 import contextlib
+import io
 import signal
 import threading
 import time
@@ -223,3 +224,20 @@ def test_a_run_with_a_hanging_agent_completes_and_counts_its_faults(tmp_path, ca
     table = load_results(tmp_path / "out")
     faults = table.groupby(table["agent"].str.contains("Hanging"))["faults"].sum()
     assert faults.to_dict() == {False: 0, True: 2}
+
+
+@pytest.mark.parametrize(("agents", "limit"), [("human,random", None), ("random,random", 60.0)])
+def test_play_turns_the_limit_off_for_a_person_at_a_seat(monkeypatch, agents, limit):
+    limits = []
+    arm = DecisionLimit.__enter__
+
+    def noting(self):
+        limits.append(self.seconds)
+        return arm(self)
+
+    monkeypatch.setattr(DecisionLimit, "__enter__", noting)
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))  # the person quits at once
+    argv = ["play", "--agents", agents, "--rule", "red(card)", "--seed", "1"]
+    args = build_parser().parse_args(argv)
+    assert args.run(args) == 0
+    assert limits == [limit]

@@ -3,6 +3,7 @@
 import contextlib
 import time
 
+from eleusis_agents.secrets import RandomSecretsAgent
 from eleusis_agents.simple import OracleAgent, RandomAgent
 
 
@@ -64,9 +65,9 @@ def hang(how: str) -> None:
         raise RuntimeError("a fault in place of a hang")
 
 
-class Hanging(RandomAgent):
-    """A random player whose ``at``-th call of ``method`` in each game does not return
-    (`hang`); with ``at=1``, ``method="start_game"`` hangs at the start of every game."""
+class _HangsAt:
+    """Its ``at``-th call of ``method`` in each game does not return (`hang`, as
+    ``how``); with ``at=1``, ``method="start_game"`` hangs at the start of every game."""
 
     def __init__(self, method: str = "choose_play", how: str = "sleep", at: int = 1):
         self.method = method
@@ -84,6 +85,14 @@ class Hanging(RandomAgent):
         self.calls_ = 0
         self._call("start_game")
 
+    def observe(self, event):
+        self._call("observe")
+        super().observe(event)
+
+
+class Hanging(_HangsAt, RandomAgent):
+    """A random player that hangs in one of its calls (see `_HangsAt`)."""
+
     def choose_play(self, obs):
         self._call("choose_play")
         return super().choose_play(obs)
@@ -100,6 +109,13 @@ class Hanging(RandomAgent):
         self._call("solo_move")
         return super().solo_move(obs)
 
-    def observe(self, event):
-        self._call("observe")
-        super().observe(event)
+
+class HangingSecrets(_HangsAt, RandomSecretsAgent):
+    """A random player of Secrets that hangs in one of its calls (see `_HangsAt`)."""
+
+    def __init__(self, method: str = "choose_action", how: str = "sleep", at: int = 1):
+        super().__init__(method, how, at)
+
+    def choose_action(self, view, legal):
+        self._call("choose_action")
+        return super().choose_action(view, legal)

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from runner_agents import Hanging, Sleeper, hang
+from runner_agents import Hanging, HangingSecrets, Sleeper, hang
 
 from eleusis_agents.secrets import RandomSecretsAgent
 from eleusis_agents.simple import RandomAgent
@@ -37,33 +37,6 @@ SETUPS = {
     "solo": ({"max_turns": 6}, 0, "solo_move"),
     "secrets": ({"max_turns": 24}, 3, "choose_action"),
 }
-
-
-class HangingSecrets(RandomSecretsAgent):
-    """`Hanging` for Secrets: its ``at``-th call of ``method`` in a game does not return."""
-
-    def __init__(self, method: str = "choose_action", how: str = "sleep", at: int = 1):
-        self.method = method
-        self.how = how
-        self.at = at
-
-    def _call(self, method: str) -> None:
-        if method == self.method:
-            self.calls_ += 1
-            if self.calls_ == self.at:
-                hang(self.how)
-
-    def start_game(self, info, rng):
-        super().start_game(info, rng)
-        self.calls_ = 0
-        self._call("start_game")
-
-    def choose_action(self, view, legal):
-        self._call("choose_action")
-        return super().choose_action(view, legal)
-
-    def observe(self, step):
-        self._call("observe")
 
 
 def play(game: str, method: str, how: str, **options):

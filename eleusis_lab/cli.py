@@ -554,6 +554,7 @@ def _rules_equiv(args) -> int:
 def _play(args) -> int:
     import dataclasses
 
+    from eleusis_agents.human import HumanAgent
     from eleusis_lab.record import format_layout
 
     game = GAMES[args.game]
@@ -586,6 +587,8 @@ def _play(args) -> int:
         "on_fault": args.on_fault,
         "decision_seconds": args.decision_seconds,
     }
+    if any(isinstance(agent, HumanAgent) for agent in agents):
+        options["decision_limit"] = None  # a person at a seat takes the time he needs
     known = {field.name for field in dataclasses.fields(config_type)}
     for option, value in options.items():
         if option not in known and value not in (None, False, "substitute"):

@@ -7,7 +7,7 @@ An absolute link needs the project's public address, and none is recorded yet (s
 pyproject.toml, ``[project.urls]``): until one is, each such link becomes the path it
 names, in code, a file that the source distribution carries. Anchors (``#section``) and
 absolute URLs stay links. Once an address is recorded, this is where the paths become
-links under it.
+links under it. The documentation site reads the README the same way (docs/conf.py).
 """
 
 from __future__ import annotations

@@ -61,6 +61,8 @@ def test_the_sdist_carries_docs_specs_notebooks_licence_and_markers(sdist):
         "LICENSE",
         "CITATION.cff",
         "docs/RULES.md",
+        "docs/conf.py",
+        "docs/reference.toml",
         "experiments/rule_complexity.toml",
         "experiments/run_study.py",
         "notebooks/01_quickstart.ipynb",
@@ -69,6 +71,7 @@ def test_the_sdist_carries_docs_specs_notebooks_licence_and_markers(sdist):
     ]
     assert [name for name in expected if name not in sdist] == []
     assert not [name for name in sdist if "__pycache__" in name]
+    assert not [name for name in sdist if name.startswith("docs/reference/")]  # built pages
 
 
 def test_a_folder_named_agents_where_it_runs_does_not_shadow_the_agents(tmp_path):

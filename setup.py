@@ -25,10 +25,11 @@ URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # a scheme: http:, https:, mailto
 def plain_paths(markdown: str, keep: Callable[[str], bool] = lambda path: False) -> str:
     """The Markdown text with its relative links and images written as the paths they name.
 
-    ``[docs/RULES.md](docs/RULES.md)`` becomes ```docs/RULES.md```, ``[the rules](docs/RULES.md)``
-    becomes ``the rules (`docs/RULES.md`)``, and an image ``![alt](docs/a.png)`` becomes
-    ``*Figure: alt* (`docs/a.png`)``. Anchors, URLs, code spans, fenced code blocks and the
-    paths for which ``keep(path)`` is true are left as they are.
+    ``[docs/RULES.md](docs/RULES.md)`` becomes the path in a code span,
+    ``[the rules](docs/RULES.md)`` becomes ``the rules (`docs/RULES.md`)``, and an image
+    ``![alt](docs/a.png)`` becomes ``*Figure: alt* (`docs/a.png`)``. Anchors, URLs, code
+    spans, fenced code blocks and the paths for which ``keep(path)`` is true are left as
+    they are.
     """
 
     def plain(match: re.Match[str]) -> str:

@@ -52,13 +52,22 @@ def reexports(module: str) -> dict[str, str]:
     """The names of a module's ``__all__`` that it imports from elsewhere, each with its
     origin: they are documented where they are defined, so a name has one entry."""
     path = Path(importlib.util.find_spec(module).origin)
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     imported: dict[str, str] = {}
     exported: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
+    statements = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while statements:  # the module's own statements, those under if and try included
+        node = statements.pop(0)
+        if isinstance(node, ast.If | ast.Try):
+            statements += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+            statements += [
+                line for handler in getattr(node, "handlers", []) for line in handler.body
+            ]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            origin = ".".join(part for part in (base, node.module) if part)
             for alias in node.names:
-                imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                imported[alias.asname or alias.name] = f"{origin}.{alias.name}"
         elif isinstance(node, ast.Assign) and any(
             isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
         ):
@@ -109,9 +118,10 @@ def on_this_site(path: str) -> bool:
 
 
 def skip_aliases(app, what, name, obj, skip, options) -> bool | None:
-    """Skip a class attribute whose value is another class, such as a dataclass field
-    whose default is a class: autodoc would show the class's docstring as the
-    attribute's, beside the field's own entry in the docstring's Attributes section."""
+    """Skip a class attribute whose value is another class (a dataclass field's default,
+    a match's ``record_type``): autodoc takes that class's docstring for the attribute's,
+    and lists the attribute as documented, twice where the docstring's Attributes section
+    has it too (``GameType.seat_view``)."""
     if what == "class" and isinstance(obj, type) and obj.__name__ != name:
         return True
     return None

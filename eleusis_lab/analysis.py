@@ -577,15 +577,27 @@ def _scored_games(results: pd.DataFrame) -> pd.DataFrame:
     return games[games["dealer_score"].notna()]
 
 
-def _ranks_of_resamples(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """Per row of ``picks`` (indices into ``values``), the ranks of that resample,
-    centred and scaled to unit norm (NaN rows where the resample is constant)."""
-    from scipy import stats
+def _resample_counts(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """How many times each of ``n`` items is drawn in each resample of ``n`` draws with
+    replacement: an array of ``resamples`` rows and ``n`` columns."""
+    picks = rng.integers(0, n, size=(resamples, n))
+    rows = np.arange(resamples)[:, np.newaxis]
+    return np.bincount((rows * n + picks).ravel(), minlength=resamples * n).reshape(-1, n)
 
-    ranks = stats.rankdata(values[picks], axis=1)
-    ranks -= ranks.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ranks / np.linalg.norm(ranks, axis=1, keepdims=True)
+
+def _resampled_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each item's rank among the values of each resample (a row of ``counts``), ties
+    sharing their mean rank as in `scipy.stats.rankdata`: a value's rank is the number of
+    smaller values drawn plus the mean of 1 to its own count, so no resample is sorted."""
+    distinct, which = np.unique(values, return_inverse=True)
+    rows = np.arange(len(counts))[:, np.newaxis]
+    per_value = np.bincount(
+        (rows * len(distinct) + which).ravel(),
+        weights=counts.ravel(),
+        minlength=len(counts) * len(distinct),
+    ).reshape(len(counts), -1)
+    ranks = np.cumsum(per_value, axis=1) - (per_value - 1) / 2
+    return ranks[:, which]
 
 
 def _spearman_interval(
@@ -593,17 +605,23 @@ def _spearman_interval(
 ) -> tuple[float, float]:
     """The percentile bootstrap interval of Spearman's rho, resampling the pairs.
 
-    Resamples in which either variable is constant (no rank correlation) are left out.
+    Each resample's rho is Pearson's r of its ranks, each pair weighted by the times it
+    was drawn. Resamples in which either variable is constant (no rank correlation) are
+    left out.
     """
     n = len(x)
     rng = np.random.default_rng(seed)
     rhos = np.empty(n_resamples)
+    middle = (n + 1) / 2  # the mean rank of every resample
     step = max(1, _BOOTSTRAP_CHUNK // n)
     for start in range(0, n_resamples, step):
         stop = min(start + step, n_resamples)
-        picks = rng.integers(0, n, size=(stop - start, n))
-        rx, ry = _ranks_of_resamples(x, picks), _ranks_of_resamples(y, picks)
-        rhos[start:stop] = np.einsum("ij,ij->i", rx, ry)  # Pearson's r of the ranks
+        counts = _resample_counts(n, stop - start, rng)
+        rx = _resampled_ranks(x, counts) - middle
+        ry = _resampled_ranks(y, counts) - middle
+        products = [(counts * a * b).sum(axis=1) for a, b in ((rx, ry), (rx, rx), (ry, ry))]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rhos[start:stop] = products[0] / np.sqrt(products[1] * products[2])
     rhos = rhos[np.isfinite(rhos)]
     if not len(rhos):
         return math.nan, math.nan
@@ -622,10 +640,10 @@ def _correlation_row(
     x, y = pairs[column].to_numpy(float), pairs["dealer_score"].to_numpy(float)
     row = {"measure": _measure_name(column), "games": len(x), "rho": math.nan}
     row.update(ci_low=math.nan, ci_high=math.nan, note="")
-    if len(x) < MIN_CORRELATION_GAMES:
-        row["note"] = f"too few games ({len(x)})"
-    elif np.unique(x).size < 2:
+    if len(x) > 1 and np.unique(x).size < 2:  # said first: a fixed dealer is why
         row["note"] = _CONSTANT_MEASURE
+    elif len(x) < MIN_CORRELATION_GAMES:
+        row["note"] = f"too few games ({len(x)})"
     elif np.unique(y).size < 2:
         row["note"] = _CONSTANT_SCORE
     else:
@@ -675,6 +693,13 @@ def complexity_correlations(
         is NaN (fewer than `MIN_CORRELATION_GAMES` games; the measure the same for every
         rule dealt, as with a fixed dealer; the dealer's score the same in every game).
 
+    Notes
+    -----
+    The bootstrap takes the games as independent. Line-ups dealt the same deals (the
+    seeds do not depend on the line-up, as in the flagship) play each rule once per
+    line-up, so the pooled rows' intervals are somewhat narrower than a resampling of
+    the deals would give; each line-up's own rows are not affected.
+
     Examples
     --------
     >>> games = pd.DataFrame({"lineup": "duo", "game": range(5),
@@ -719,8 +744,9 @@ def _design(
     games: pd.DataFrame, columns: list[str], notes: list[str]
 ) -> tuple[pd.DataFrame, dict[str, tuple[str, float]], str | None]:
     """The regression's columns: the intercept, a dummy per line-up but the first, the
-    number of players where it varies, each varying measure standardised; per column
-    its (kind, unit); the reference line-up. Constant measures are noted and left out."""
+    number of players where it varies (centred), each varying measure standardised; per
+    column its (kind, unit); the reference line-up. Constant measures are noted and left
+    out."""
     design = pd.DataFrame({"intercept": 1.0}, index=games.index)
     terms: dict[str, tuple[str, float]] = {"intercept": ("intercept", math.nan)}
     reference = None
@@ -730,7 +756,8 @@ def _design(
             design[lineup] = (games["lineup"].astype(str) == lineup).astype(float)
             terms[lineup] = ("line-up", math.nan)
     if "players" in games.columns and games["players"].nunique() > 1:
-        design["players"] = games["players"].astype(float)
+        players = games["players"].astype(float)
+        design["players"] = players - players.mean()  # centred
         terms["players"] = ("players", 1.0)
     for column in columns:
         values = games[column].astype(float)
@@ -749,7 +776,7 @@ def _independent_columns(design: pd.DataFrame, notes: list[str]) -> pd.DataFrame
     (a measure equal to another over the rules dealt, or fixed by the line-up)."""
     kept: list[str] = []
     for column in design.columns:
-        if np.linalg.matrix_rank(design[[*kept, column]].to_numpy()) > len(kept):
+        if np.linalg.matrix_rank(design[[*kept, column]].to_numpy(float)) > len(kept):
             kept.append(column)
         else:
             notes.append(f"{column}: a linear combination of the terms before it, left out")
@@ -771,7 +798,8 @@ def complexity_regression(
     deviation), so its coefficient is the dealer's points per standard deviation of the
     measure and the measures compare. The line-up enters as a dummy per line-up but the
     first one (the reference, in the order of the table), the number of players (per
-    player) only where it varies. A measure the same for every rule dealt, or a linear
+    player, centred) only where it varies: the intercept is the reference line-up's
+    mean score at the mean of every other term. A measure the same for every rule dealt, or a linear
     combination of the terms before it (another measure over these rules, the line-up),
     is left out with a note; with as many terms as games or more there is no fit.
 
@@ -796,6 +824,12 @@ def complexity_regression(
         ``reference`` (the line-up the others are compared with, or None),
         ``confidence`` and ``notes`` (what was left out and why). Empty, with notes,
         when nothing can be fitted.
+
+    Notes
+    -----
+    The standard errors take the games as independent: with line-ups dealt the same
+    deals, a deal's games are correlated and the intervals somewhat narrow (see
+    `complexity_correlations`).
 
     Examples
     --------
@@ -834,7 +868,8 @@ def complexity_regression(
     games = games[measured]
     design, terms, reference = _design(games, columns, notes)
     if len(design) <= design.shape[1]:
-        notes.append(f"too few games ({len(design)}) for {design.shape[1]} terms: no regression")
+        terms = plural(design.shape[1], "term")
+        notes.append(f"too few games ({len(design)}) for {terms}: no regression")
         return empty
     design = _independent_columns(design, notes)
     if not any(terms[column][0] == "measure" for column in design.columns):

@@ -151,7 +151,7 @@ def test_the_regression_is_ordinary_least_squares_by_hand():
             np.ones(len(games)),
             games["lineup"] == "mixed",
             games["lineup"] == "trees",
-            games["players"],
+            games["players"] - games["players"].mean(),
             z["rule_bits"],
             z["rule_acceptance"],
         ]

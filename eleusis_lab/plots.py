@@ -176,34 +176,53 @@ def _lines(
     return ax
 
 
-#: The height of a row of games written along the foot of the axes (axes fraction).
-_GAMES_ROW = 0.055
+#: The height of a line of games written along the foot of the axes (axes fraction), and
+#: the least distance between two numbers on one line (a closer one goes a line up).
+_GAMES_LINE, _GAMES_GAP = 0.045, 0.06
+
+
+def _lines_of(positions: list[float]) -> list[int]:
+    """For numbers at these x positions (axes fraction, in order), the line each goes
+    on: 0, or 1 when it would crowd the number before it on line 0."""
+    lines: list[int] = []
+    for i, x in enumerate(positions):
+        crowded = i > 0 and x - positions[i - 1] < _GAMES_GAP
+        lines.append(1 - lines[-1] if crowded else 0)
+    return lines
 
 
 def _write_games(ax: Axes, rows: list[tuple[list[float], list[int], Any]]) -> None:
     """Each point's games, written under it along the foot of the axes: a row per line
     in its colour, the first on top, or one grey row when every line has the same points
-    of the same games (line-ups dealt the same rules). The axes grow downwards to make
-    room, so no number sits on a line."""
+    of the same games (line-ups dealt the same rules); numbers that would crowd each
+    other take turns on two lines. The axes grow downwards to make room, so no number
+    sits on a line."""
     if len(rows) > 1 and all(row[:2] == rows[0][:2] for row in rows):
         rows = [(rows[0][0], rows[0][1], "0.35")]
+    left, right = ax.get_xlim()
+    placed = []  # per row: (x, games, line within the row), and its colour
+    for xs, games, colour in rows:
+        lines = _lines_of([(x - left) / (right - left) for x in xs])
+        placed.append((list(zip(xs, games, lines, strict=True)), colour, max(lines) + 1))
     low, high = ax.get_ylim()
-    room = _GAMES_ROW * len(rows) + 0.02
+    room = _GAMES_LINE * sum(height for *_, height in placed) + 0.02
     ax.set_ylim(low - room * (high - low) / (1 - room), high)
     foot = ax.get_xaxis_transform()  # x in data, y in axes fraction
-    for i, (xs, games, colour) in enumerate(rows):
-        y = 0.015 + _GAMES_ROW * (len(rows) - 1 - i)
-        for x, n in zip(xs, games, strict=True):
+    bottom = 0.015
+    for numbers, colour, height in reversed(placed):  # the first row on top
+        for x, n, line in numbers:
+            y = bottom + _GAMES_LINE * line
             ax.text(
                 x,
                 y,
-                f"{n}",
+                f"{n:,}",
                 transform=foot,
                 ha="center",
                 va="bottom",
                 fontsize="x-small",
                 color=colour,
             )
+        bottom += _GAMES_LINE * height
 
 
 def _confidence(table: pd.DataFrame) -> str:
@@ -426,7 +445,7 @@ def plot_score_distributions(results: pd.DataFrame, fig: Figure | None = None) -
             widths=0.6,
             flierprops={"markersize": 2, "alpha": 0.4},
         )
-        ax.set_xticks(positions, [f"{name}\n({len(values)})" for name, values in groups])
+        ax.set_xticks(positions, [f"{name}\n({len(values):,})" for name, values in groups])
         ax.set_ylabel(label)
         ax.grid(axis="y", alpha=0.3)
     return fig

@@ -273,3 +273,19 @@ def test_score_distributions_a_box_per_lineup_and_no_dealer_panel_without_one():
     solo = plot_score_distributions(results.assign(dealer_score=np.nan, lineup="p"), fig=Figure())
     (only,) = solo.axes
     assert [t.get_text() for t in only.get_xticklabels()] == ["all games\n(10)"]
+
+
+def test_numbers_of_close_points_take_turns_on_two_lines():
+    table = pd.DataFrame(
+        {
+            "x": [10.0, 10.3, 10.6, 30.0],
+            "games": [1200, 40, 50, 60],
+            "mean": [5.0, 6.0, 6.5, 7.0],
+            "ci_low": [4.0, 5.0, 5.5, 6.0],
+            "ci_high": [6.0, 7.0, 7.5, 8.0],
+        }
+    )
+    ax = plot_dealer_score(table, ax=fresh_axes())
+    assert [text.get_text() for text in ax.texts] == ["1,200", "40", "50", "60"]
+    heights = [text.get_position()[1] for text in ax.texts]
+    assert heights[0] == heights[2] == heights[3] < heights[1]

@@ -339,3 +339,15 @@ def test_the_command_line_defaults_are_the_reports():
         None,
         False,
     )
+
+
+def test_the_readmes_answer_is_a_generated_section():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert readme.count(MARKDOWN_BEGIN) == readme.count(MARKDOWN_END) == 1
+    answer = readme[readme.index(MARKDOWN_BEGIN) : readme.index(MARKDOWN_END)]
+    lead, *_ = answer.splitlines()[1:]
+    assert lead.startswith("From the 10,000 games of rule_complexity (4 line-ups)")
+    assert "**Rank correlations.**" in answer and "**Regression.**" in answer
+    assert "--markdown README.md" in readme[: readme.index(MARKDOWN_BEGIN)]

@@ -742,23 +742,23 @@ _REGRESSION_COLUMNS = ["term", "kind", "unit", "coef", "se", "ci_low", "ci_high"
 
 def _design(
     games: pd.DataFrame, columns: list[str], notes: list[str]
-) -> tuple[pd.DataFrame, dict[str, tuple[str, float]], str | None]:
+) -> tuple[pd.DataFrame, dict[str, tuple[str, str, float]], str | None]:
     """The regression's columns: the intercept, a dummy per line-up but the first, the
     number of players where it varies (centred), each varying measure standardised; per
-    column its (kind, unit); the reference line-up. Constant measures are noted and left
-    out."""
+    column its (term, kind, unit); the reference line-up. Constant measures are noted
+    and left out."""
     design = pd.DataFrame({"intercept": 1.0}, index=games.index)
-    terms: dict[str, tuple[str, float]] = {"intercept": ("intercept", math.nan)}
+    terms = {"intercept": ("intercept", "intercept", math.nan)}
     reference = None
     if "lineup" in games.columns and games["lineup"].nunique() > 1:
         reference, *others = pd.unique(games["lineup"].astype(str))
-        for lineup in others:
-            design[lineup] = (games["lineup"].astype(str) == lineup).astype(float)
-            terms[lineup] = ("line-up", math.nan)
+        for lineup in others:  # named apart: a line-up may be called as a measure
+            design[f"lineup {lineup}"] = (games["lineup"].astype(str) == lineup).astype(float)
+            terms[f"lineup {lineup}"] = (lineup, "line-up", math.nan)
     if "players" in games.columns and games["players"].nunique() > 1:
         players = games["players"].astype(float)
         design["players"] = players - players.mean()  # centred
-        terms["players"] = ("players", 1.0)
+        terms["players"] = ("players", "players", 1.0)
     for column in columns:
         values = games[column].astype(float)
         name = _measure_name(column)
@@ -766,12 +766,14 @@ def _design(
         if not sd > 0:
             notes.append(f"{name}: {_CONSTANT_MEASURE}, left out")
             continue
-        design[name] = (values - values.mean()) / sd
-        terms[name] = ("measure", sd)
+        design[column] = (values - values.mean()) / sd
+        terms[column] = (name, "measure", sd)
     return design, terms, reference
 
 
-def _independent_columns(design: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+def _independent_columns(
+    design: pd.DataFrame, terms: dict[str, tuple[str, str, float]], notes: list[str]
+) -> pd.DataFrame:
     """``design`` without the columns that are linear combinations of those before them
     (a measure equal to another over the rules dealt, or fixed by the line-up)."""
     kept: list[str] = []
@@ -779,7 +781,8 @@ def _independent_columns(design: pd.DataFrame, notes: list[str]) -> pd.DataFrame
         if np.linalg.matrix_rank(design[[*kept, column]].to_numpy(float)) > len(kept):
             kept.append(column)
         else:
-            notes.append(f"{column}: a linear combination of the terms before it, left out")
+            term = terms[column][0]
+            notes.append(f"{term}: a linear combination of the terms before it, left out")
     return design[kept]
 
 
@@ -799,9 +802,10 @@ def complexity_regression(
     measure and the measures compare. The line-up enters as a dummy per line-up but the
     first one (the reference, in the order of the table), the number of players (per
     player, centred) only where it varies: the intercept is the reference line-up's
-    mean score at the mean of every other term. A measure the same for every rule dealt, or a linear
-    combination of the terms before it (another measure over these rules, the line-up),
-    is left out with a note; with as many terms as games or more there is no fit.
+    score at the mean measures and players. A measure the same for every rule dealt, or
+    a linear combination of the terms before it (another measure over these rules, the
+    line-up), is left out with a note; with as many terms as games or more there is no
+    fit.
 
     Parameters
     ----------
@@ -868,20 +872,20 @@ def complexity_regression(
     games = games[measured]
     design, terms, reference = _design(games, columns, notes)
     if len(design) <= design.shape[1]:
-        terms = plural(design.shape[1], "term")
-        notes.append(f"too few games ({len(design)}) for {terms}: no regression")
+        count = plural(design.shape[1], "term")
+        notes.append(f"too few games ({len(design)}) for {count}: no regression")
         return empty
-    design = _independent_columns(design, notes)
-    if not any(terms[column][0] == "measure" for column in design.columns):
+    design = _independent_columns(design, terms, notes)
+    if not any(terms[column][1] == "measure" for column in design.columns):
         notes.append("no measure varies over these games: no regression")
         return empty
     fit = sm.OLS(games["dealer_score"].astype(float), design).fit()
     bounds = fit.conf_int(alpha=1 - level)
     table = pd.DataFrame(
         {
-            "term": design.columns,
-            "kind": [terms[column][0] for column in design.columns],
-            "unit": [terms[column][1] for column in design.columns],
+            "term": [terms[column][0] for column in design.columns],
+            "kind": [terms[column][1] for column in design.columns],
+            "unit": [terms[column][2] for column in design.columns],
             "coef": fit.params.to_numpy(),
             "se": fit.bse.to_numpy(),
             "ci_low": bounds[0].to_numpy(),

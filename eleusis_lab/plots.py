@@ -258,7 +258,7 @@ def plot_dealer_score(table: pd.DataFrame, ax: Axes | None = None, band: bool = 
     --------
     >>> games = pd.DataFrame({"lineup": ["x", "x", "y", "y"], "game": range(4),
     ...                       "rule_bits": [10, 20, 10, 20], "dealer_score": [1, 2, 3, 4]})
-    >>> from eleusis_lab.analysis import dealer_score_by_complexity, games_table
+    >>> from eleusis_lab.analysis import dealer_score_by_complexity
     >>> ax = plot_dealer_score(dealer_score_by_complexity(games))
     >>> len(ax.lines), ax.get_xlabel()
     (2, 'rule description length (bits)')

@@ -244,8 +244,9 @@ def _distribution_figure(results: pd.DataFrame):
         _Figure(
             "score_distributions",
             "Distributions of the scores",
-            "The dealer's score (one value per game) and the seats' scores (one per seat"
-            " and game) per line-up, with the games (seat-games) under each name: the box"
+            "The dealer's score (one value per game, where the game has a dealer) and the"
+            " seats' scores (one per seat and game) per line-up, with the games"
+            " (seat-games) under each name: the box"
             " spans the quartiles, the line is the median, the triangle the mean, the"
             " whiskers reach the last value within 1.5 box lengths, and the dots lie"
             " beyond.",
@@ -784,8 +785,10 @@ def _write_markdown(path: Path, place: tuple[str, str], text: str) -> None:
 
 #: Games that ended at the turn cap listed one by one; the rest are counted.
 _LISTED_GAMES = 20
-#: Games with faults replayed to tell the faults' kinds (the results count faults only).
-_FAULT_REPLAYS = 20
+#: Games with faults replayed to tell the faults' kinds (the results count faults only):
+#: at most this many, taking at most this long to play (a fault may be a decision that
+#: hung until the game's limit stopped it, and its replay would hang as long).
+_FAULT_REPLAYS, _REPLAY_SECONDS = 20, 30.0
 
 
 def _number(value: Any) -> str:
@@ -843,8 +846,9 @@ def _fault_warning(results: pd.DataFrame) -> str:
     keys = [key for key in GAME_KEYS if key in results]
     table = results.assign(_agent=agent_labels(results), _lineup=results.get("lineup", ""))
     faulty = table[table["faults"].fillna(0) > 0]
-    games = faulty[keys].drop_duplicates()
-    replayed = games.head(_FAULT_REPLAYS)
+    games = faulty.drop_duplicates(keys)
+    played = games["wall_time"].fillna(0) if "wall_time" in games else pd.Series(0, games.index)
+    replayed = games[played.cumsum() <= _REPLAY_SECONDS].head(_FAULT_REPLAYS)[keys]
     kinds = _fault_kinds(table.merge(replayed, on=keys), keys)
     rows = []
     for (lineup, agent), part in faulty.groupby(["_lineup", "_agent"], sort=True):
@@ -854,16 +858,17 @@ def _fault_warning(results: pd.DataFrame) -> str:
         rows.append([*([str(lineup)] if "lineup" in results else []), str(agent), *counts])
     header = [*(["line-up"] if "lineup" in results else []), "agent", "games", "faults", "kinds"]
     replays = (
-        f"the first {len(replayed):,} of the {len(games):,} games with faults"
-        if len(replayed) < len(games)
-        else "each game with faults"
+        "each of them"
+        if len(replayed) == len(games)
+        else f"the first {len(replayed):,} (at most {_FAULT_REPLAYS} games and"
+        f" {_REPLAY_SECONDS:g} s of play)"
     )
     return (
         f"<p>Agents faulted {_count(int(faulty['faults'].sum()), 'time')} in"
-        f" {_count(len(games))}:"
-        " each fault, a decision that raised, returned a card it may not play or ran over"
-        " its time, was replaced by the engine's rule. The kinds are those of a replay of"
-        f" {replays} (a fault over time may not recur in a replay).</p>"
+        f" {_count(len(games))}: the engine recorded each fault and the game went on."
+        " The results count the faults; their kinds"
+        f" are those of a replay of {replays} (a decision over time may not be over time"
+        " again in a replay).</p>"
         + _html_table(_Table("", "", header, rows), text_columns=len(header) - 3)
     )
 

@@ -168,6 +168,16 @@ def test_the_regression_is_ordinary_least_squares_by_hand():
     assert table.loc[order, "ci_high"].to_numpy() == pytest.approx(beta + t * se)
 
 
+def test_a_lineup_named_as_a_measure_stays_apart_from_it():
+    games, truth = synthetic_games(n=500)
+    named = games.assign(lineup=games["lineup"].replace({"mixed": "bits"}))
+    table = complexity_regression(named, measures=["bits", "acceptance"])
+    assert table["term"].tolist()[:2] == ["bits", "acceptance"]
+    assert table["kind"].tolist()[:2] == ["measure", "measure"]
+    lineup = table[(table["term"] == "bits") & (table["kind"] == "line-up")]
+    assert lineup["ci_low"].iloc[0] < truth["mixed"] < lineup["ci_high"].iloc[0]
+
+
 def test_degenerate_regressions_are_notes_not_errors():
     games, _ = synthetic_games(n=100)
     one_lineup = games.assign(lineup="only", players=4, rule_nodes=3)

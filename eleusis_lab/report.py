@@ -76,7 +76,7 @@ h1 { margin-bottom: 0.2em; }
 table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 0.9em; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left;
          vertical-align: top; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 figure { margin: 1.5em 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }

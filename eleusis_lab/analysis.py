@@ -601,22 +601,29 @@ def _resampled_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 def _spearman_interval(
-    x: np.ndarray, y: np.ndarray, confidence: float, n_resamples: int, seed: int
+    x: np.ndarray,
+    y: np.ndarray,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+    deals: np.ndarray | None = None,
 ) -> tuple[float, float]:
-    """The percentile bootstrap interval of Spearman's rho, resampling the pairs.
+    """The percentile bootstrap interval of Spearman's rho, resampling the pairs, or with
+    ``deals`` (a deal's label per pair) whole deals: the games that share a deal.
 
     Each resample's rho is Pearson's r of its ranks, each pair weighted by the times it
     was drawn. Resamples in which either variable is constant (no rank correlation) are
     left out.
     """
-    n = len(x)
+    units, which = np.unique(np.arange(len(x)) if deals is None else deals, return_inverse=True)
+    n = len(units)
     rng = np.random.default_rng(seed)
     rhos = np.empty(n_resamples)
-    middle = (n + 1) / 2  # the mean rank of every resample
-    step = max(1, _BOOTSTRAP_CHUNK // n)
+    step = max(1, _BOOTSTRAP_CHUNK // len(x))
     for start in range(0, n_resamples, step):
         stop = min(start + step, n_resamples)
-        counts = _resample_counts(n, stop - start, rng)
+        counts = _resample_counts(n, stop - start, rng)[:, which]  # per pair
+        middle = (counts.sum(axis=1, keepdims=True) + 1) / 2  # the mean rank of a resample
         rx = _resampled_ranks(x, counts) - middle
         ry = _resampled_ranks(y, counts) - middle
         products = [(counts * a * b).sum(axis=1) for a, b in ((rx, ry), (rx, rx), (ry, ry))]
@@ -629,6 +636,14 @@ def _spearman_interval(
     return float(low), float(high)
 
 
+def _deals(games: pd.DataFrame) -> np.ndarray | None:
+    """Each game's deal (its ``seed``) where some games share one, as line-ups dealt the
+    same deals do; None where every game has its own."""
+    if "seed" not in games.columns or not games["seed"].duplicated().any():
+        return None
+    return games["seed"].to_numpy()
+
+
 def _correlation_row(
     games: pd.DataFrame, column: str, confidence: float, n_resamples: int, seed: int
 ) -> dict[str, Any]:
@@ -638,6 +653,7 @@ def _correlation_row(
 
     pairs = games[[column, "dealer_score"]].apply(pd.to_numeric, errors="coerce").dropna()
     x, y = pairs[column].to_numpy(float), pairs["dealer_score"].to_numpy(float)
+    deals = _deals(games.loc[pairs.index])
     row = {"measure": _measure_name(column), "games": len(x), "rho": math.nan}
     row.update(ci_low=math.nan, ci_high=math.nan, note="")
     if len(x) > 1 and np.unique(x).size < 2:  # said first: a fixed dealer is why
@@ -648,7 +664,8 @@ def _correlation_row(
         row["note"] = _CONSTANT_SCORE
     else:
         row["rho"] = float(stats.spearmanr(x, y).statistic)
-        row["ci_low"], row["ci_high"] = _spearman_interval(x, y, confidence, n_resamples, seed)
+        interval = _spearman_interval(x, y, confidence, n_resamples, seed, deals)
+        row["ci_low"], row["ci_high"] = interval
     return row
 
 
@@ -668,7 +685,10 @@ def complexity_correlations(
     the dealer scores more (or less) the more complex the rule, in any monotone way,
     and a few extreme games do not sway it. Its interval is the percentile interval of
     ``n_resamples`` resamples of the group's games, drawn with a generator seeded by
-    ``seed`` for every group, so the same games give the same interval.
+    ``seed`` for every group, so the same games give the same interval. Where games
+    share a deal (their ``seed``: line-ups dealt the same deals, as in the flagship, or
+    duplicate deals), whole deals are resampled, since a deal's games are not
+    independent of one another.
 
     Parameters
     ----------
@@ -692,13 +712,6 @@ def complexity_correlations(
         ``games``, ``rho``, ``ci_low``, ``ci_high``, and ``note``: empty, or why ``rho``
         is NaN (fewer than `MIN_CORRELATION_GAMES` games; the measure the same for every
         rule dealt, as with a fixed dealer; the dealer's score the same in every game).
-
-    Notes
-    -----
-    The bootstrap takes the games as independent. Line-ups dealt the same deals (the
-    seeds do not depend on the line-up, as in the flagship) play each rule once per
-    line-up, so the pooled rows' intervals are somewhat narrower than a resampling of
-    the deals would give; each line-up's own rows are not affected.
 
     Examples
     --------
@@ -822,18 +835,18 @@ def complexity_regression(
         One row per term: ``term`` (a measure's name, a line-up's name, ``players``,
         ``intercept``), ``kind`` (``measure``, ``line-up``, ``players``,
         ``intercept``), ``unit`` (a measure's standard deviation in its own units: what
-        one point of its coefficient is per; 1 for players), ``coef``, ``se`` (the
-        classical standard error), ``ci_low``, ``ci_high`` (t interval), ``p_value`` (of
-        a zero coefficient); measures first. ``attrs``: ``games``, ``r_squared``,
-        ``reference`` (the line-up the others are compared with, or None),
+        one point of its coefficient is per; 1 for players), ``coef``, ``se`` (its
+        standard error, classical or clustered by deal), ``ci_low``, ``ci_high``
+        (its interval), ``p_value`` (of a zero coefficient); measures first.
+        ``attrs``: ``games``, ``r_squared``, ``reference`` (the line-up the others are
+        compared with, or None),
         ``confidence`` and ``notes`` (what was left out and why). Empty, with notes,
         when nothing can be fitted.
 
-    Notes
-    -----
-    The standard errors take the games as independent: with line-ups dealt the same
-    deals, a deal's games are correlated and the intervals somewhat narrow (see
-    `complexity_correlations`).
+    Where games share a deal (their ``seed``: line-ups dealt the same deals, as in the
+    flagship), the standard errors are clustered by deal (statsmodels' cluster-robust
+    covariance), since a deal's games are not independent of one another; a note says
+    so. Otherwise they are the classical ones.
 
     Examples
     --------
@@ -879,7 +892,15 @@ def complexity_regression(
     if not any(terms[column][1] == "measure" for column in design.columns):
         notes.append("no measure varies over these games: no regression")
         return empty
-    fit = sm.OLS(games["dealer_score"].astype(float), design).fit()
+    model = sm.OLS(games["dealer_score"].astype(float), design)
+    deals = _deals(games)
+    if deals is None:
+        fit = model.fit()
+    else:
+        groups = pd.factorize(deals)[0]
+        fit = model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+        deal_count = plural(int(groups.max()) + 1, "deal")
+        notes.append(f"standard errors clustered by deal ({deal_count}): line-ups share deals")
     bounds = fit.conf_int(alpha=1 - level)
     table = pd.DataFrame(
         {

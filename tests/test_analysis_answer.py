@@ -252,3 +252,34 @@ def test_bins_merge_within_each_lineup_and_keep_half_open_edges():
     ]
     with pytest.raises(ValueError, match="min_games"):
         dealer_score_by_complexity(games, min_games=0)
+
+
+def test_games_that_share_a_deal_are_resampled_and_clustered_together():
+    # Four line-ups dealt the same 20 deals and scoring alike: four copies of one sample.
+    # Resampling whole deals makes the pooled interval that of one line-up (each copy of
+    # a deal moves with it), where resampling games would narrow it as if n were 80.
+    rng = np.random.default_rng(3)
+    bits = rng.normal(size=20)
+    one = pd.DataFrame(
+        {
+            "game": range(20),
+            "seed": range(20),
+            "rule_bits": bits,
+            "dealer_score": bits + rng.normal(size=20),
+        }
+    )
+    four = pd.concat([one.assign(lineup=name, cell=name) for name in "abcd"], ignore_index=True)
+    table = complexity_correlations(four, measures=["bits"])
+    alone = table.set_index("lineup").loc["a"]
+    pooled = table.set_index("lineup").loc[POOLED]
+    assert pooled["games"] == 80
+    assert pooled[["rho", "ci_low", "ci_high"]].tolist() == pytest.approx(
+        alone[["rho", "ci_low", "ci_high"]].tolist()
+    )
+    regression = complexity_regression(four.assign(lineup="same"), measures=["bits"])
+    independent = complexity_regression(
+        four.assign(lineup="same", seed=range(80)), measures=["bits"]
+    )
+    assert "standard errors clustered by deal (20 deals)" in " ".join(regression.attrs["notes"])
+    assert regression.loc[0, "coef"] == pytest.approx(independent.loc[0, "coef"])
+    assert regression.loc[0, "se"] > 1.5 * independent.loc[0, "se"]  # about twice

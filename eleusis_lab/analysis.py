@@ -839,14 +839,15 @@ def complexity_regression(
         standard error, classical or clustered by deal), ``ci_low``, ``ci_high``
         (its interval), ``p_value`` (of a zero coefficient); measures first.
         ``attrs``: ``games``, ``r_squared``, ``reference`` (the line-up the others are
-        compared with, or None),
-        ``confidence`` and ``notes`` (what was left out and why). Empty, with notes,
-        when nothing can be fitted.
+        compared with, or None), ``clustered`` (whether the standard errors are
+        clustered by deal, below), ``confidence`` and ``notes`` (what was left out and
+        why). Empty, with notes, when nothing can be fitted.
 
     Where games share a deal (their ``seed``: line-ups dealt the same deals, as in the
     flagship), the standard errors are clustered by deal (statsmodels' cluster-robust
-    covariance), since a deal's games are not independent of one another; a note says
-    so. Otherwise they are the classical ones.
+    covariance), since a deal's games are not independent of one another, and the
+    intervals are normal ones (statsmodels' default for a robust covariance); a note
+    says so. Otherwise they are the classical ones, with t intervals.
 
     Examples
     --------
@@ -871,6 +872,7 @@ def complexity_regression(
     notes: list[str] = []
     empty = pd.DataFrame(columns=_REGRESSION_COLUMNS)
     empty.attrs.update(games=0, r_squared=math.nan, reference=None, confidence=level)
+    empty.attrs["clustered"] = False
     empty.attrs["notes"] = notes
     games = _scored_games(results)
     if games.empty:
@@ -918,7 +920,7 @@ def complexity_regression(
     table = table.sort_values("kind", key=lambda kind: kind.map(order), kind="stable")
     table = table.reset_index(drop=True)
     table.attrs.update(games=len(design), r_squared=float(fit.rsquared), reference=reference)
-    table.attrs.update(confidence=level, notes=notes)
+    table.attrs.update(confidence=level, notes=notes, clustered=deals is not None)
     return table
 
 

@@ -839,14 +839,15 @@ def complexity_regression(
         standard error, classical or clustered by deal), ``ci_low``, ``ci_high``
         (its interval), ``p_value`` (of a zero coefficient); measures first.
         ``attrs``: ``games``, ``r_squared``, ``reference`` (the line-up the others are
-        compared with, or None),
-        ``confidence`` and ``notes`` (what was left out and why). Empty, with notes,
-        when nothing can be fitted.
+        compared with, or None), ``clustered`` (whether the standard errors are
+        clustered by deal, below), ``confidence`` and ``notes`` (what was left out and
+        why). Empty, with notes, when nothing can be fitted.
 
     Where games share a deal (their ``seed``: line-ups dealt the same deals, as in the
     flagship), the standard errors are clustered by deal (statsmodels' cluster-robust
-    covariance), since a deal's games are not independent of one another; a note says
-    so. Otherwise they are the classical ones.
+    covariance), since a deal's games are not independent of one another, and the
+    intervals are normal ones (statsmodels' default for a robust covariance); a note
+    says so. Otherwise they are the classical ones, with t intervals.
 
     Examples
     --------
@@ -871,6 +872,7 @@ def complexity_regression(
     notes: list[str] = []
     empty = pd.DataFrame(columns=_REGRESSION_COLUMNS)
     empty.attrs.update(games=0, r_squared=math.nan, reference=None, confidence=level)
+    empty.attrs["clustered"] = False
     empty.attrs["notes"] = notes
     games = _scored_games(results)
     if games.empty:
@@ -918,7 +920,7 @@ def complexity_regression(
     table = table.sort_values("kind", key=lambda kind: kind.map(order), kind="stable")
     table = table.reset_index(drop=True)
     table.attrs.update(games=len(design), r_squared=float(fit.rsquared), reference=reference)
-    table.attrs.update(confidence=level, notes=notes)
+    table.attrs.update(confidence=level, notes=notes, clustered=deals is not None)
     return table
 
 
@@ -1234,6 +1236,7 @@ def learning_curve(
     bin_width: int = 5,
     phase: int | None = None,
     confidence: float = 0.95,
+    min_plays: int = 1,
 ) -> pd.DataFrame:
     """The rate of wrong plays against the verdicts seen so far, per agent.
 
@@ -1260,6 +1263,10 @@ def learning_curve(
         their hands; in phase 2 they play their wrong cards back); None: every play.
     confidence : float
         The coverage of the Wilson intervals.
+    min_plays : int
+        The fewest plays a bin may hold: bins of fewer are left out, so that a curve
+        stops where its data thins out (late in long games, or a bin that the end of a
+        phase cuts short) instead of ending in rates of 0 or 1 over a few plays.
 
     Returns
     -------
@@ -1276,7 +1283,12 @@ def learning_curve(
        cards_seen  plays  wrong_rate
     0           0      2         1.0
     1           2      2         0.5
+    >>> learning_curve(events, bin_width=3, min_plays=2)[["cards_seen", "plays"]]
+       cards_seen  plays
+    0           0      3
     """
+    if min_plays < 1:
+        raise ValueError(f"min_plays must be at least 1, got {min_plays!r}")
     if "seat" in events.columns:
         events = events[events["seat"] >= 0]
     if "kind" in events.columns:
@@ -1293,9 +1305,12 @@ def learning_curve(
     events, group_columns = _with_agents(events, results, by)
     events = events[events["right"].notna()]
     wrong = ~events["right"].astype(bool)
-    return _rate_curve(
+    curve = _rate_curve(
         events, "index", wrong, group_columns, bin_width, confidence, ("plays", "wrong_rate")
     )
+    dense = curve[curve["plays"] >= min_plays].reset_index(drop=True)
+    dense.attrs.update(curve.attrs, min_plays=min_plays)
+    return dense
 
 
 def delphi_accuracy(

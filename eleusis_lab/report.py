@@ -590,7 +590,8 @@ def _correlation_table(correlations: pd.DataFrame) -> _Table:
         "Spearman's rank correlation of each measure with the dealer's score (one value"
         " per game), per line-up and over all the games, with its"
         f" {attrs['confidence']:.0%} percentile bootstrap interval"
-        f" ({attrs['n_resamples']:,} resamples of the games, seed {attrs['seed']})."
+        f" ({attrs['n_resamples']:,} resamples of the games, or of whole deals where games"
+        f" share one, seed {attrs['seed']})."
     )
     return _Table("Rank correlations", caption, header, rows, notes)
 
@@ -620,8 +621,13 @@ def _regression_table(regression: pd.DataFrame) -> _Table:
         " in the measure's units in brackets)"
         + (f", a dummy per line-up against {reference}" if reference else "")
         + (", the number of players (centred)" if "players" in set(regression["kind"]) else "")
-        + f"; {_count(attrs['games'])}, R² = {attrs['r_squared']:.3f}; classical standard"
-        f" errors and {attrs['confidence']:.0%} t intervals (statsmodels OLS)."
+        + f"; {_count(attrs['games'])}, R² = {attrs['r_squared']:.3f}; "
+        + (
+            f"standard errors clustered by deal and {attrs['confidence']:.0%} normal intervals"
+            if attrs.get("clustered")
+            else f"classical standard errors and {attrs['confidence']:.0%} t intervals"
+        )
+        + " (statsmodels OLS)."
     )
     header = ["term", f"coefficient [{attrs['confidence']:.0%} CI]", "standard error", "p"]
     return _Table("Regression", caption, header, rows, [f"{n}." for n in attrs["notes"]])

@@ -281,5 +281,6 @@ def test_games_that_share_a_deal_are_resampled_and_clustered_together():
         four.assign(lineup="same", seed=range(80)), measures=["bits"]
     )
     assert "standard errors clustered by deal (20 deals)" in " ".join(regression.attrs["notes"])
+    assert regression.attrs["clustered"] and not independent.attrs["clustered"]
     assert regression.loc[0, "coef"] == pytest.approx(independent.loc[0, "coef"])
     assert regression.loc[0, "se"] > 1.5 * independent.loc[0, "se"]  # about twice

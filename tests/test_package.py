@@ -1,6 +1,7 @@
 """What the distribution carries: typing marker, licence, citation, docs, specs, notebooks."""
 
 import email
+import json
 import re
 import runpy
 import shutil
@@ -142,3 +143,12 @@ def test_plain_paths_keeps_anchors_urls_code_and_what_it_is_told_to_keep():
     )
     kept = plain_paths(text, keep=lambda path: path.startswith("docs/figures/"))
     assert "![a figure](docs/figures/a.png)" in kept and "[docs/RULES.md](" not in kept
+
+
+def test_the_notebooks_are_committed_without_outputs():
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        run = [
+            c for c in cells if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])
+        ]
+        assert not run, f"{path.name}: clear its outputs before committing"

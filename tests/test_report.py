@@ -11,6 +11,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from eleusis_lab import load_results, run_experiment  # noqa: E402
@@ -351,3 +353,20 @@ def test_the_readmes_answer_is_a_generated_section():
     assert lead.startswith("From the 10,000 games of rule_complexity (4 line-ups)")
     assert "**Rank correlations.**" in answer and "**Regression.**" in answer
     assert "--markdown README.md" in readme[: readme.index(MARKDOWN_BEGIN)]
+
+
+def test_the_regression_caption_names_the_standard_errors_it_reports():
+    # Two line-ups dealt the same ten deals: clustered by deal; every game its own deal:
+    # the classical errors.
+    rng = np.random.default_rng(5)
+    bits = rng.normal(size=10)
+    one = pd.DataFrame({"game": range(10), "seed": range(10), "rule_bits": bits})
+    shared = pd.concat([one.assign(lineup=name, cell=name) for name in "ab"], ignore_index=True)
+    shared["dealer_score"] = shared["rule_bits"] + rng.normal(size=20)
+    clustered = answer_markdown(shared)
+    assert "standard errors clustered by deal and 95% normal intervals" in clustered
+    assert "classical" not in clustered
+    assert "or of whole deals where games share one" in clustered
+    alone = answer_markdown(shared.assign(seed=range(20)))
+    assert "classical standard errors and 95% t intervals" in alone
+    assert "clustered" not in alone

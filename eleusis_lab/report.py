@@ -95,6 +95,9 @@ BINS = 10
 #: point's t interval is within 5% of the normal one, and its mean is no longer the
 #: luck of a handful of games.
 MIN_BIN_GAMES = 30
+#: The fewest plays a bin of a learning curve holds to be drawn: a rate from a handful of
+#: plays swings to 0 or 1 (late bins hold the few games still going).
+MIN_CURVE_PLAYS = 10
 
 
 @dataclass
@@ -278,7 +281,7 @@ def _learning_figures(
     phase = phases.pop() if len(phases) == 1 else None
     if phase is not None and not (events["phase"] == phase).any():
         phase = None
-    curve = learning_curve(events, results, by=by, phase=phase)
+    curve = learning_curve(events, results, by=by, phase=phase, min_plays=MIN_CURVE_PLAYS)
     if curve.empty:
         notes.append(
             "The events hold no card a seat played (in Delphi the oracle places them):"
@@ -293,7 +296,8 @@ def _learning_figures(
                 "learning_curves",
                 "Learning curves",
                 f"Rate of wrong {which} against the verdicts seen before the play (every"
-                " seat's plays count), in bins of 5, with 95% Wilson intervals.",
+                " seat's plays count), in bins of 5 holding at least"
+                f" {MIN_CURVE_PLAYS} plays, with 95% Wilson intervals.",
             ),
             figure,
         )

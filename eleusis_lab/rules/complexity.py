@@ -107,6 +107,7 @@ __all__ = [
     "get_measure",
     "is_copy",
     "measure_names",
+    "measure_phrases",
     "measure_values",
     "measures",
     "register_measure",
@@ -441,7 +442,17 @@ def describe_measures(rule: Rule) -> str:
     >>> describe_measures(parse("color(card) != color(last)"))
     '5 nodes, 18.5 bits, 50% of faces right on average, 3 context classes'
     """
-    return ", ".join(measure.describe(measure(rule)) for measure in measures())
+    return ", ".join(measure_phrases(rule))
+
+
+def measure_phrases(rule: Rule) -> list[str]:
+    """Every measure of ``rule`` in words, one phrase each (`Measure.describe`).
+
+    >>> from eleusis_lab.rules import parse
+    >>> measure_phrases(parse("red(card)"))[:2]
+    ['2 nodes', '7.9 bits']
+    """
+    return [measure.describe(measure(rule)) for measure in measures()]
 
 
 # -- all four at once -------------------------------------------------------------------

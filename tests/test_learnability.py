@@ -1,5 +1,5 @@
 """Learnability: plays to identify a rule, checked on scripted games worked out by hand,
-its order on a few rules, and its cache."""
+its order on a few rules, its cache, and where the measure shows."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from eleusis_lab.cards import parse_cards
+from eleusis_lab.cli import main
+from eleusis_lab.dealers import make_dealer, rule_pool
 from eleusis_lab.rules import learnability as module
 from eleusis_lab.rules import parse
+from eleusis_lab.rules.complexity import get_measure, measure_values
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.learnability import (
     REFERENCE,
@@ -21,6 +24,7 @@ from eleusis_lab.rules.learnability import (
     plays_to_identify,
 )
 from eleusis_lab.rules.space_cache import CacheWarning
+from eleusis_lab.runner import run_experiment
 
 #: A learner small enough to build and play in a moment: the 60 simplest hypotheses of
 #: colours and suits (true, false, red(card), red(last), black(card), black(last) ...).
@@ -136,3 +140,55 @@ def test_bad_settings_are_one_line():
         Learner(games=0)
     with pytest.raises(ValueError, match="grammar 'verdict' reads last, outcome$"):
         Learner(grammar="verdict")
+
+
+# -- where the measure shows ------------------------------------------------------------
+
+
+def test_learnability_is_a_registered_measure_computed_on_demand():
+    measure = get_measure("learnability")
+    assert measure.column == "rule_learnability" and measure.on_demand
+    rule = parse("suit(card) == (suit(last) + 1) mod 4")
+    assert measure_values(rule)["learnability"] == learnability(rule)
+    assert measure.describe(learnability(rule)) == f"learnt in {learnability(rule):.1f} plays"
+    assert measure.describe(500.0) == "not learnt in 500 plays"
+
+
+def test_rules_show_gives_learnability(capsys):
+    assert main(["rules", "show", "suit_cycle"]) == 0
+    value = learnability(parse("suit(card) == (suit(last) + 1) mod 4"))
+    assert f"5 context classes, learnt in {value:.1f} plays\n" in capsys.readouterr().out
+
+
+def test_every_row_has_the_learnability_of_its_rule(tmp_path):
+    rules = ["suit_cycle", "red_only", "suit_by_position"]
+    study = {
+        "games": 6,
+        "dealer": {"kind": "catalog", "rules": rules},
+        "agents": ["random", "oracle"],
+    }
+    table = run_experiment(study, out=tmp_path, progress=False)
+    for text, value in table.groupby("rule")["rule_learnability"].unique().items():
+        assert value.tolist() == [learnability(parse(text))]
+    assert table["rule_learnability"].max() == 500.0  # suit_by_position reads the length
+
+
+def test_a_pool_gets_learnability_only_when_asked_or_dealt_by():
+    assert "learnability" not in rule_pool(size=100)
+    pool = rule_pool(size=100, measures=["bits", "learnability"])
+    assert list(pool.columns) == [
+        "hypothesis",
+        "rule",
+        "bits",
+        "learnability",
+        "fewest_legal",
+        "acceptable",
+    ]
+    assert pool["learnability"].tolist() == [learnability(parse(text)) for text in pool["rule"]]
+    dealer = make_dealer(
+        {"kind": "band", "measure": "learnability", "low": 5, "high": 10, "size": 100}
+    )
+    chosen = dealer.choose_rule(np.random.default_rng(0))
+    assert chosen.arm == "learnability [5, 10)" and 5 <= learnability(chosen.rule) < 10
+    spread = make_dealer({"kind": "spread", "measure": "learnability", "bins": 3, "size": 100})
+    assert spread.choose_rule(np.random.default_rng(0)).rule.text in set(pool["rule"])

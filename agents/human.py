@@ -29,6 +29,10 @@ agent's fault becomes a substitute move), so quitting stops the game at once, wh
 its ``on_fault``; ``str(error)`` says who quit. ``eleusis-lab play`` then shows the
 secret rule and the scores so far (`eleusis_lab.stopped.stopped_report`, from the
 events the seat saw, ``seen_``, and its ``view_``) and exits 0, or 130 after Ctrl-C.
+
+A person takes the time he needs: ``eleusis-lab play`` turns the games' decision limit
+off when a seat is human; a script that seats one passes ``decision_limit=None`` in the
+game's config (by default a decision still running after 60 seconds is stopped).
 """
 
 from __future__ import annotations

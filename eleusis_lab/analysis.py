@@ -8,6 +8,12 @@ functions feed the figures of `eleusis_lab.plots` and the ``eleusis-lab report``
 - `games_table`: one row per game (the results have one per game and seat);
 - `dealer_score_by_complexity`: the dealer's mean score per complexity bin and line-up:
   the flagship question, how the complexity of the rule affects the dealer's score;
+- `complexity_correlations`: its answer per measure, Spearman's rank correlation with
+  the dealer's score per line-up and over all games, with bootstrap intervals;
+- `complexity_regression`: the dealer's score on every measure at once (standardised),
+  the line-up and the number of players, a least-squares fit with intervals;
+- `complexity_effect`, `dealer_score_by_rule`: the least-squares slope on one measure
+  per line-up; the dealer's mean score for each rule dealt;
 - `leaderboard`: per agent (and line-up), games, mean score, wrong cards, win rate,
   identification rate and median plays to identify;
 - `learning_curve`: the wrong-play rate against the verdicts seen so far, per agent;
@@ -49,16 +55,21 @@ import numpy as np
 import pandas as pd
 
 from eleusis_lab.rules.complexity import DEFAULT_MEASURE, complexity_columns
+from eleusis_lab.text import plural
 
 __all__ = [
     "GAME_KEYS",
+    "MIN_CORRELATION_GAMES",
     "PLAY_KINDS",
+    "POOLED",
     "PREDICTION_THRESHOLD",
     "SEES_RULE_MARK",
     "adaptive_choices",
     "agent_labels",
     "attach_agents",
+    "complexity_correlations",
     "complexity_effect",
+    "complexity_regression",
     "dealer_score_by_rule",
     "dealer_score_by_complexity",
     "delphi_accuracy",
@@ -346,6 +357,34 @@ def _bins(values: np.ndarray, bins: int | Sequence[float] | None):
     return index, spec
 
 
+def _merged_bins(counts: np.ndarray, min_games: int) -> list[list[int]]:
+    """Runs of consecutive bins (positions in ``counts``) of at least ``min_games`` games
+    each: a short bin takes in the next ones; a short last run joins the one before."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    held = 0
+    for position, count in enumerate(counts):
+        current.append(position)
+        held += int(count)
+        if held >= min_games:
+            runs.append(current)
+            current, held = [], 0
+    if current:
+        if runs:
+            runs[-1].extend(current)
+        else:
+            runs.append(current)
+    return runs
+
+
+def _merged_label(parts: list[tuple[str, float, float]]) -> tuple[str, float, float]:
+    """The (label, low, high) of consecutive bins taken as one."""
+    if len(parts) == 1:
+        return parts[0]
+    (_, low, _), (last, _, high) = parts[0], parts[-1]
+    return _bin_label(low, high, closed=not last.endswith(")")), low, high
+
+
 def dealer_score_by_complexity(
     results: pd.DataFrame,
     measure: str = DEFAULT_MEASURE,
@@ -353,6 +392,7 @@ def dealer_score_by_complexity(
     by: str | Sequence[str] | None = "lineup",
     confidence: float = 0.95,
     method: str = "t",
+    min_games: int = 1,
 ) -> pd.DataFrame:
     """The dealer's mean score per bin of the rule's complexity, per line-up.
 
@@ -379,12 +419,18 @@ def dealer_score_by_complexity(
         The coverage of the intervals.
     method : {"t", "bootstrap"}
         How the interval of each mean is computed (`mean_ci`).
+    min_games : int
+        The fewest games a bin may hold: within each group, walking up from the lowest
+        bin, a bin of fewer games takes in the next ones until it holds enough, and a
+        last bin still short joins the one before it (a group of fewer games in all
+        keeps them in one bin). 1: every non-empty bin as it is.
 
     Returns
     -------
     DataFrame
         One row per group and non-empty bin, in order: the ``by`` columns, ``bin`` (a
-        label), ``low`` and ``high`` (its edges), ``x`` (the mean measure of its games,
+        label: merged bins span their first bin's low edge to their last one's high
+        edge), ``low`` and ``high`` (its edges), ``x`` (the mean measure of its games,
         where to plot it), ``games``, ``mean``, ``sd``, ``ci_low``, ``ci_high``.
         ``attrs["measure"]`` is the measure's column.
 
@@ -400,7 +446,12 @@ def dealer_score_by_complexity(
     1   5      3   5.0  1.732
     >>> table[["ci_low", "ci_high"]].round(3).values.tolist()
     [[-0.484, 4.484], [0.697, 9.303]]
+    >>> dealer_score_by_complexity(games, measure="nodes", min_games=4)[["bin", "games"]]
+          bin  games
+    0  [2, 5]      6
     """
+    if min_games < 1:
+        raise ValueError(f"min_games must be at least 1, got {min_games!r}")
     games = games_table(results) if "game" in results.columns else results
     column = _measure_column(games, measure)
     games = games[games["dealer_score"].notna()]
@@ -411,8 +462,11 @@ def dealer_score_by_complexity(
     group_columns = _by(by, games)
     rows = []
     for key, group in _groups(games, group_columns):
-        for b, part in group.groupby("_bin", sort=True):
-            label, low, high = spec[int(b)]
+        counts = group["_bin"].value_counts().sort_index()
+        for run in _merged_bins(counts.to_numpy(), min_games):
+            merged = counts.index[run].tolist()
+            label, low, high = _merged_label([spec[int(b)] for b in merged])
+            part = group[group["_bin"].isin(merged)]
             scores = part["dealer_score"].astype(float)
             mean, ci_low, ci_high = mean_ci(scores, confidence, method)
             rows.append(
@@ -492,6 +546,382 @@ def complexity_effect(
         rows.append(row)
     columns = [*keys, "games", "slope", "slope_low", "slope_high", "intercept", "r", "p_value"]
     return pd.DataFrame(rows, columns=[*columns, "measure_low", "measure_high"])
+
+
+#: The ``lineup`` of `complexity_correlations`' rows over the games of every line-up.
+POOLED = "all line-ups"
+#: Fewer games than this give no rank correlation (with 2, any two values are ranked
+#: perfectly).
+MIN_CORRELATION_GAMES = 3
+_CONSTANT_MEASURE = "the same for every rule dealt"
+_CONSTANT_SCORE = "the dealer's score is the same in every game"
+
+
+def _measure_columns(games: pd.DataFrame, measures: Sequence[str] | None) -> list[str]:
+    """The complexity columns asked for (names or columns), default every registered
+    measure's that the table has, `DEFAULT_MEASURE`'s first."""
+    if measures is None:
+        return [column for column in complexity_columns() if column in games.columns]
+    return [_measure_column(games, measure) for measure in measures]
+
+
+def _measure_name(column: str) -> str:
+    return column.removeprefix("rule_")
+
+
+def _scored_games(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per game that has a dealer score."""
+    games = games_table(results) if "game" in results.columns else results
+    if "dealer_score" not in games.columns:
+        return games.iloc[:0]
+    return games[games["dealer_score"].notna()]
+
+
+def _resample_counts(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """How many times each of ``n`` items is drawn in each resample of ``n`` draws with
+    replacement: an array of ``resamples`` rows and ``n`` columns."""
+    picks = rng.integers(0, n, size=(resamples, n))
+    rows = np.arange(resamples)[:, np.newaxis]
+    return np.bincount((rows * n + picks).ravel(), minlength=resamples * n).reshape(-1, n)
+
+
+def _resampled_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each item's rank among the values of each resample (a row of ``counts``), ties
+    sharing their mean rank as in `scipy.stats.rankdata`: a value's rank is the number of
+    smaller values drawn plus the mean of 1 to its own count, so no resample is sorted."""
+    distinct, which = np.unique(values, return_inverse=True)
+    rows = np.arange(len(counts))[:, np.newaxis]
+    per_value = np.bincount(
+        (rows * len(distinct) + which).ravel(),
+        weights=counts.ravel(),
+        minlength=len(counts) * len(distinct),
+    ).reshape(len(counts), -1)
+    ranks = np.cumsum(per_value, axis=1) - (per_value - 1) / 2
+    return ranks[:, which]
+
+
+def _spearman_interval(
+    x: np.ndarray,
+    y: np.ndarray,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+    deals: np.ndarray | None = None,
+) -> tuple[float, float]:
+    """The percentile bootstrap interval of Spearman's rho, resampling the pairs, or with
+    ``deals`` (a deal's label per pair) whole deals: the games that share a deal.
+
+    Each resample's rho is Pearson's r of its ranks, each pair weighted by the times it
+    was drawn. Resamples in which either variable is constant (no rank correlation) are
+    left out.
+    """
+    units, which = np.unique(np.arange(len(x)) if deals is None else deals, return_inverse=True)
+    n = len(units)
+    rng = np.random.default_rng(seed)
+    rhos = np.empty(n_resamples)
+    step = max(1, _BOOTSTRAP_CHUNK // len(x))
+    for start in range(0, n_resamples, step):
+        stop = min(start + step, n_resamples)
+        counts = _resample_counts(n, stop - start, rng)[:, which]  # per pair
+        middle = (counts.sum(axis=1, keepdims=True) + 1) / 2  # the mean rank of a resample
+        rx = _resampled_ranks(x, counts) - middle
+        ry = _resampled_ranks(y, counts) - middle
+        products = [(counts * a * b).sum(axis=1) for a, b in ((rx, ry), (rx, rx), (ry, ry))]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rhos[start:stop] = products[0] / np.sqrt(products[1] * products[2])
+    rhos = rhos[np.isfinite(rhos)]
+    if not len(rhos):
+        return math.nan, math.nan
+    low, high = np.quantile(rhos, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
+
+
+def _deals(games: pd.DataFrame) -> np.ndarray | None:
+    """Each game's deal (its ``seed``) where some games share one, as line-ups dealt the
+    same deals do; None where every game has its own."""
+    if "seed" not in games.columns or not games["seed"].duplicated().any():
+        return None
+    return games["seed"].to_numpy()
+
+
+def _correlation_row(
+    games: pd.DataFrame, column: str, confidence: float, n_resamples: int, seed: int
+) -> dict[str, Any]:
+    """Spearman's rho of ``column`` with the dealer's score over ``games``, its interval
+    and, when there is none, why."""
+    from scipy import stats
+
+    pairs = games[[column, "dealer_score"]].apply(pd.to_numeric, errors="coerce").dropna()
+    x, y = pairs[column].to_numpy(float), pairs["dealer_score"].to_numpy(float)
+    deals = _deals(games.loc[pairs.index])
+    row = {"measure": _measure_name(column), "games": len(x), "rho": math.nan}
+    row.update(ci_low=math.nan, ci_high=math.nan, note="")
+    if len(x) > 1 and np.unique(x).size < 2:  # said first: a fixed dealer is why
+        row["note"] = _CONSTANT_MEASURE
+    elif len(x) < MIN_CORRELATION_GAMES:
+        row["note"] = f"too few games ({len(x)})"
+    elif np.unique(y).size < 2:
+        row["note"] = _CONSTANT_SCORE
+    else:
+        row["rho"] = float(stats.spearmanr(x, y).statistic)
+        interval = _spearman_interval(x, y, confidence, n_resamples, seed, deals)
+        row["ci_low"], row["ci_high"] = interval
+    return row
+
+
+def complexity_correlations(
+    results: pd.DataFrame,
+    measures: Sequence[str] | None = None,
+    by: str | None = "lineup",
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Spearman's rank correlation of each complexity measure with the dealer's score,
+    per line-up and over all games, with percentile bootstrap intervals.
+
+    Each game counts once (`games_table`: the dealer's score is the game's, not a
+    seat's); games without a dealer score are left out. A rank correlation asks whether
+    the dealer scores more (or less) the more complex the rule, in any monotone way,
+    and a few extreme games do not sway it. Its interval is the percentile interval of
+    ``n_resamples`` resamples of the group's games, drawn with a generator seeded by
+    ``seed`` for every group, so the same games give the same interval. Where games
+    share a deal (their ``seed``: line-ups dealt the same deals, as in the flagship, or
+    duplicate deals), whole deals are resampled, since a deal's games are not
+    independent of one another.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A results table (one row per game and seat) or a `games_table`.
+    measures : list of str, optional
+        The complexity measures (names or ``rule_`` columns); default: every registered
+        measure's column the table has (`eleusis_lab.rules.complexity.measures`).
+    by : str or None
+        The grouping column (when the table has it): by default the line-up. With more
+        than one group, rows over all their games follow, ``by`` = `POOLED`.
+    confidence : float
+        The intervals' coverage.
+    n_resamples, seed : int
+        The bootstrap's resamples and seed.
+
+    Returns
+    -------
+    DataFrame
+        One row per group and measure: the ``by`` column, ``measure`` (its name),
+        ``games``, ``rho``, ``ci_low``, ``ci_high``, and ``note``: empty, or why ``rho``
+        is NaN (fewer than `MIN_CORRELATION_GAMES` games; the measure the same for every
+        rule dealt, as with a fixed dealer; the dealer's score the same in every game).
+
+    Examples
+    --------
+    >>> games = pd.DataFrame({"lineup": "duo", "game": range(5),
+    ...                       "rule_bits": [1.0, 2.0, 3.0, 4.0, 5.0],
+    ...                       "rule_nodes": 3,
+    ...                       "dealer_score": [2.0, 1.0, 4.0, 3.0, 5.0]})
+    >>> table = complexity_correlations(games, measures=["bits", "nodes"])
+    >>> table[["lineup", "measure", "games", "rho"]]  # 1 - 6 * 4 / (5 * 24) = 0.8
+      lineup measure  games  rho
+    0    duo    bits      5  0.8
+    1    duo   nodes      5  NaN
+    >>> table["note"].tolist()
+    ['', 'the same for every rule dealt']
+    >>> bool(table.loc[0, "ci_low"] < 0.8 <= table.loc[0, "ci_high"])
+    True
+    """
+    level = _check_confidence(confidence)
+    games = _scored_games(results)
+    columns = _measure_columns(games, measures)
+    keys = _by(by, games)
+    groups = list(_groups(games, keys))
+    if len(groups) > 1:
+        groups.append(((POOLED,), games))
+    rows = [
+        {
+            **dict(zip(keys, key, strict=True)),
+            **_correlation_row(group, c, level, n_resamples, seed),
+        }
+        for key, group in groups
+        for c in columns
+    ]
+    columns_out = [*keys, "measure", "games", "rho", "ci_low", "ci_high", "note"]
+    table = pd.DataFrame(rows, columns=columns_out)
+    table.attrs.update(confidence=level, n_resamples=n_resamples, seed=seed)
+    return table
+
+
+_REGRESSION_COLUMNS = ["term", "kind", "unit", "coef", "se", "ci_low", "ci_high", "p_value"]
+
+
+def _design(
+    games: pd.DataFrame, columns: list[str], notes: list[str]
+) -> tuple[pd.DataFrame, dict[str, tuple[str, str, float]], str | None]:
+    """The regression's columns: the intercept, a dummy per line-up but the first, the
+    number of players where it varies (centred), each varying measure standardised; per
+    column its (term, kind, unit); the reference line-up. Constant measures are noted
+    and left out."""
+    design = pd.DataFrame({"intercept": 1.0}, index=games.index)
+    terms = {"intercept": ("intercept", "intercept", math.nan)}
+    reference = None
+    if "lineup" in games.columns and games["lineup"].nunique() > 1:
+        reference, *others = pd.unique(games["lineup"].astype(str))
+        for lineup in others:  # named apart: a line-up may be called as a measure
+            design[f"lineup {lineup}"] = (games["lineup"].astype(str) == lineup).astype(float)
+            terms[f"lineup {lineup}"] = (lineup, "line-up", math.nan)
+    if "players" in games.columns and games["players"].nunique() > 1:
+        players = games["players"].astype(float)
+        design["players"] = players - players.mean()  # centred
+        terms["players"] = ("players", "players", 1.0)
+    for column in columns:
+        values = games[column].astype(float)
+        name = _measure_name(column)
+        sd = float(values.std(ddof=1)) if len(values) > 1 else math.nan
+        if not sd > 0:
+            notes.append(f"{name}: {_CONSTANT_MEASURE}, left out")
+            continue
+        design[column] = (values - values.mean()) / sd
+        terms[column] = (name, "measure", sd)
+    return design, terms, reference
+
+
+def _independent_columns(
+    design: pd.DataFrame, terms: dict[str, tuple[str, str, float]], notes: list[str]
+) -> pd.DataFrame:
+    """``design`` without the columns that are linear combinations of those before them
+    (a measure equal to another over the rules dealt, or fixed by the line-up)."""
+    kept: list[str] = []
+    for column in design.columns:
+        if np.linalg.matrix_rank(design[[*kept, column]].to_numpy(float)) > len(kept):
+            kept.append(column)
+        else:
+            term = terms[column][0]
+            notes.append(f"{term}: a linear combination of the terms before it, left out")
+    return design[kept]
+
+
+def complexity_regression(
+    results: pd.DataFrame, measures: Sequence[str] | None = None, confidence: float = 0.95
+) -> pd.DataFrame:
+    """The dealer's score regressed on the complexity measures, the line-up and the
+    number of players: each measure's effect with the others held fixed.
+
+    An ordinary least-squares fit (`statsmodels`) over the games (one row each,
+    `games_table`; those without a dealer score or a complexity figure left out) of
+
+    ``dealer_score ~ intercept + line-up dummies + players + standardised measures``
+
+    Each measure is standardised over these games (minus its mean, over its standard
+    deviation), so its coefficient is the dealer's points per standard deviation of the
+    measure and the measures compare. The line-up enters as a dummy per line-up but the
+    first one (the reference, in the order of the table), the number of players (per
+    player, centred) only where it varies: the intercept is the reference line-up's
+    score at the mean measures and players. A measure the same for every rule dealt, or
+    a linear combination of the terms before it (another measure over these rules, the
+    line-up), is left out with a note; with as many terms as games or more there is no
+    fit.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A results table or a `games_table`.
+    measures : list of str, optional
+        As for `complexity_correlations`: default every registered measure the table has.
+    confidence : float
+        The intervals' coverage.
+
+    Returns
+    -------
+    DataFrame
+        One row per term: ``term`` (a measure's name, a line-up's name, ``players``,
+        ``intercept``), ``kind`` (``measure``, ``line-up``, ``players``,
+        ``intercept``), ``unit`` (a measure's standard deviation in its own units: what
+        one point of its coefficient is per; 1 for players), ``coef``, ``se`` (its
+        standard error, classical or clustered by deal), ``ci_low``, ``ci_high``
+        (its interval), ``p_value`` (of a zero coefficient); measures first.
+        ``attrs``: ``games``, ``r_squared``, ``reference`` (the line-up the others are
+        compared with, or None), ``clustered`` (whether the standard errors are
+        clustered by deal, below), ``confidence`` and ``notes`` (what was left out and
+        why). Empty, with notes, when nothing can be fitted.
+
+    Where games share a deal (their ``seed``: line-ups dealt the same deals, as in the
+    flagship), the standard errors are clustered by deal (statsmodels' cluster-robust
+    covariance), since a deal's games are not independent of one another, and the
+    intervals are normal ones (statsmodels' default for a robust covariance); a note
+    says so. Otherwise they are the classical ones, with t intervals.
+
+    Examples
+    --------
+    >>> games = pd.DataFrame({"lineup": ["a", "b"] * 4, "game": range(8),
+    ...                       "rule_bits": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0],
+    ...                       "rule_nodes": 3})
+    >>> games["dealer_score"] = 10 + 2 * games["rule_bits"] + (games["lineup"] == "b")
+    >>> table = complexity_regression(games)
+    >>> table[["term", "kind", "coef"]].round(3)  # line-up a at the mean bits: 10 + 2 * 2.5
+            term       kind   coef
+    0       bits    measure   2.39
+    1          b    line-up   1.00
+    2  intercept  intercept  15.00
+    >>> round(2 * float(table.loc[0, "unit"]), 3)  # 2 points a bit, per SD of the bits
+    2.39
+    >>> table.attrs["reference"], table.attrs["notes"]
+    ('a', ['nodes: the same for every rule dealt, left out'])
+    """
+    import statsmodels.api as sm
+
+    level = _check_confidence(confidence)
+    notes: list[str] = []
+    empty = pd.DataFrame(columns=_REGRESSION_COLUMNS)
+    empty.attrs.update(games=0, r_squared=math.nan, reference=None, confidence=level)
+    empty.attrs["clustered"] = False
+    empty.attrs["notes"] = notes
+    games = _scored_games(results)
+    if games.empty:
+        notes.append("no dealer score in these games")
+        return empty
+    columns = _measure_columns(games, measures)
+    measured = games[columns].notna().all(axis=1)
+    if not measured.all():
+        notes.append(
+            f"{plural(int((~measured).sum()), 'game')} without a complexity figure left out"
+        )
+    games = games[measured]
+    design, terms, reference = _design(games, columns, notes)
+    if len(design) <= design.shape[1]:
+        count = plural(design.shape[1], "term")
+        notes.append(f"too few games ({len(design)}) for {count}: no regression")
+        return empty
+    design = _independent_columns(design, terms, notes)
+    if not any(terms[column][1] == "measure" for column in design.columns):
+        notes.append("no measure varies over these games: no regression")
+        return empty
+    model = sm.OLS(games["dealer_score"].astype(float), design)
+    deals = _deals(games)
+    if deals is None:
+        fit = model.fit()
+    else:
+        groups = pd.factorize(deals)[0]
+        fit = model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+        deal_count = plural(int(groups.max()) + 1, "deal")
+        notes.append(f"standard errors clustered by deal ({deal_count}): line-ups share deals")
+    bounds = fit.conf_int(alpha=1 - level)
+    table = pd.DataFrame(
+        {
+            "term": [terms[column][0] for column in design.columns],
+            "kind": [terms[column][1] for column in design.columns],
+            "unit": [terms[column][2] for column in design.columns],
+            "coef": fit.params.to_numpy(),
+            "se": fit.bse.to_numpy(),
+            "ci_low": bounds[0].to_numpy(),
+            "ci_high": bounds[1].to_numpy(),
+            "p_value": fit.pvalues.to_numpy(),
+        }
+    )
+    order = {"measure": 0, "players": 1, "line-up": 2, "intercept": 3}
+    table = table.sort_values("kind", key=lambda kind: kind.map(order), kind="stable")
+    table = table.reset_index(drop=True)
+    table.attrs.update(games=len(design), r_squared=float(fit.rsquared), reference=reference)
+    table.attrs.update(confidence=level, notes=notes, clustered=deals is not None)
+    return table
 
 
 def dealer_score_by_rule(
@@ -806,6 +1236,7 @@ def learning_curve(
     bin_width: int = 5,
     phase: int | None = None,
     confidence: float = 0.95,
+    min_plays: int = 1,
 ) -> pd.DataFrame:
     """The rate of wrong plays against the verdicts seen so far, per agent.
 
@@ -832,6 +1263,10 @@ def learning_curve(
         their hands; in phase 2 they play their wrong cards back); None: every play.
     confidence : float
         The coverage of the Wilson intervals.
+    min_plays : int
+        The fewest plays a bin may hold: bins of fewer are left out, so that a curve
+        stops where its data thins out (late in long games, or a bin that the end of a
+        phase cuts short) instead of ending in rates of 0 or 1 over a few plays.
 
     Returns
     -------
@@ -848,7 +1283,12 @@ def learning_curve(
        cards_seen  plays  wrong_rate
     0           0      2         1.0
     1           2      2         0.5
+    >>> learning_curve(events, bin_width=3, min_plays=2)[["cards_seen", "plays"]]
+       cards_seen  plays
+    0           0      3
     """
+    if min_plays < 1:
+        raise ValueError(f"min_plays must be at least 1, got {min_plays!r}")
     if "seat" in events.columns:
         events = events[events["seat"] >= 0]
     if "kind" in events.columns:
@@ -865,9 +1305,12 @@ def learning_curve(
     events, group_columns = _with_agents(events, results, by)
     events = events[events["right"].notna()]
     wrong = ~events["right"].astype(bool)
-    return _rate_curve(
+    curve = _rate_curve(
         events, "index", wrong, group_columns, bin_width, confidence, ("plays", "wrong_rate")
     )
+    dense = curve[curve["plays"] >= min_plays].reset_index(drop=True)
+    dense.attrs.update(curve.attrs, min_plays=min_plays)
+    return dense
 
 
 def delphi_accuracy(

@@ -339,7 +339,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="where to write the report (default: DIR/report)"
     )
     report.add_argument(
-        "--bins", type=_COUNT, default=5, metavar="N", help="bins of each complexity measure"
+        "--bins",
+        type=_COUNT,
+        default=10,
+        metavar="N",
+        help="quantile bins of each complexity measure in the dealer-score figures",
+    )
+    report.add_argument(
+        "--min-games",
+        type=_COUNT,
+        default=30,
+        metavar="N",
+        help="the fewest games a point of those figures holds: smaller bins are merged",
+    )
+    report.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="also write the answer (the page's first section) as Markdown: a new file, or"
+        " between the two marked lines of an existing one (as README.md)",
     )
     report.add_argument(
         "--no-example",
@@ -350,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--dpi", type=_COUNT, default=120, metavar="N", help="resolution of the PNG files"
     )
+    report.add_argument("--quiet", action="store_true", help="no progress bar")
     report.set_defaults(run=_report)
 
     replay = _command(
@@ -554,6 +572,7 @@ def _rules_equiv(args) -> int:
 def _play(args) -> int:
     import dataclasses
 
+    from eleusis_agents.human import HumanAgent
     from eleusis_lab.record import format_layout
 
     game = GAMES[args.game]
@@ -586,6 +605,8 @@ def _play(args) -> int:
         "on_fault": args.on_fault,
         "decision_seconds": args.decision_seconds,
     }
+    if any(isinstance(agent, HumanAgent) for agent in agents):
+        options["decision_limit"] = None  # a person at a seat takes the time he needs
     known = {field.name for field in dataclasses.fields(config_type)}
     for option, value in options.items():
         if option not in known and value not in (None, False, "substitute"):

@@ -164,11 +164,15 @@ class _Server:
         self.process.start()
         child.close()
         self.alive = True
+        self.ready = False  # the process imports and makes the agent before its first call
 
     def call(self, name: str, args: tuple, kwargs: dict) -> Any:
         if not self.alive:
             raise AgentStopped("its process was stopped earlier in this game")
         try:
+            if not self.ready:  # starting a process is not the agent's decision: no limit
+                self._answer(self.pipe.recv())
+                self.ready = True
             self.pipe.send((name, args, kwargs))
             if not self.pipe.poll(self.limit):
                 self.stop()
@@ -180,6 +184,11 @@ class _Server:
         except BaseException:  # stopped from outside (Ctrl-C, a time limit): do not keep it
             self.stop()
             raise
+        return self._answer(answer)
+
+    @staticmethod
+    def _answer(answer: tuple) -> Any:
+        """What the agent returned, or the exception it raised (by name and text)."""
         if answer[0] == "ok":
             return answer[1]
         _, kind, message = answer
@@ -194,11 +203,16 @@ class _Server:
 
 def _serve(pipe: Any, target: str, params: dict[str, Any]) -> None:
     """The agent's process: make the agent, then answer calls until the pipe closes."""
-    module, _, qualname = target.partition(":")
-    cls: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        cls = getattr(cls, part)
-    agent = cls(**params)
+    try:
+        module, _, qualname = target.partition(":")
+        cls: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            cls = getattr(cls, part)
+        agent = cls(**params)
+    except Exception as error:
+        pipe.send(("raised", type(error).__name__, str(error)))
+        return
+    pipe.send(("ok", None))
     while True:
         try:
             name, args, kwargs = pipe.recv()

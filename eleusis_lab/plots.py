@@ -9,6 +9,8 @@ itself; a script calls ``ax.figure.savefig(...)``. ``eleusis-lab report``
 - `plot_dealer_score`, `plot_dealer_score_panels`: the dealer's mean score against
   the complexity of the rule, with confidence bands, one line per line-up;
 - `plot_leaderboard`: a bar per agent (and line-up) with its confidence interval;
+- `plot_score_distributions`: box plots of the dealer's and the seats' scores per
+  line-up;
 - `plot_learning_curve`: wrong-play rate against the verdicts seen, per agent;
 - `plot_delphi_accuracy`: prediction accuracy against the verdicts seen, per agent;
 - `plot_adaptive_choices`: the cumulative share of each arm of an adaptive dealer;
@@ -41,7 +43,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from eleusis_lab.analysis import dealer_score_by_complexity
+from eleusis_lab.analysis import dealer_score_by_complexity, games_table
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.rules.complexity import complexity_columns, get_measure
 
@@ -58,6 +60,7 @@ __all__ = [
     "plot_delphi_accuracy",
     "plot_leaderboard",
     "plot_learning_curve",
+    "plot_score_distributions",
 ]
 
 #: What `plot_leaderboard` can show: metric -> (its interval's columns, axis label).
@@ -142,11 +145,12 @@ def _lines(
     """One line per group of ``table`` (its non-data columns): ``y`` against ``x``.
 
     The band is drawn only over points of at least ``band_games`` games (column
-    ``games``, where the table has it); ``show_games`` writes each point's games by it
-    when there is one line.
+    ``games``, where the table has it); ``show_games`` writes each point's games along
+    the foot of the axes (`_write_games`).
     """
     groups = _group_columns(table)
     parts = table.groupby(groups, sort=True, dropna=False) if groups else [((), table)]
+    counts: list[tuple[list[float], list[int], Any]] = []
     for key, part in parts:
         part = part.sort_values("x")
         (line,) = ax.plot(part["x"], part[y], marker="o", markersize=3.5, label=_label(key))
@@ -162,21 +166,63 @@ def _lines(
                 alpha=0.18,
                 linewidth=0,
             )
-        if show_games and games is not None and len(parts) == 1:  # more would clutter
-            for x, value, n in zip(part["x"], part[y], games, strict=True):
-                ax.annotate(
-                    f"{n}",
-                    (x, value),
-                    textcoords="offset points",
-                    xytext=(0, 5),
-                    ha="center",
-                    fontsize="x-small",
-                    color=line.get_color(),
-                )
+        if show_games and games is not None:
+            counts.append((part["x"].tolist(), games.tolist(), line.get_color()))
+    if counts:
+        _write_games(ax, counts)
     if groups:
         ax.legend(title=legend_title or ", ".join(groups), fontsize="small", frameon=False)
     ax.grid(alpha=0.3)
     return ax
+
+
+#: The height of a line of games written along the foot of the axes (axes fraction), and
+#: the least distance between two numbers on one line (a closer one goes a line up).
+_GAMES_LINE, _GAMES_GAP = 0.045, 0.06
+
+
+def _lines_of(positions: list[float]) -> list[int]:
+    """For numbers at these x positions (axes fraction, in order), the line each goes
+    on: 0, or 1 when it would crowd the number before it on line 0."""
+    lines: list[int] = []
+    for i, x in enumerate(positions):
+        crowded = i > 0 and x - positions[i - 1] < _GAMES_GAP
+        lines.append(1 - lines[-1] if crowded else 0)
+    return lines
+
+
+def _write_games(ax: Axes, rows: list[tuple[list[float], list[int], Any]]) -> None:
+    """Each point's games, written under it along the foot of the axes: a row per line
+    in its colour, the first on top, or one grey row when every line has the same points
+    of the same games (line-ups dealt the same rules); numbers that would crowd each
+    other take turns on two lines. The axes grow downwards to make room, so no number
+    sits on a line."""
+    if len(rows) > 1 and all(row[:2] == rows[0][:2] for row in rows):
+        rows = [(rows[0][0], rows[0][1], "0.35")]
+    left, right = ax.get_xlim()
+    placed = []  # per row: (x, games, line within the row), and its colour
+    for xs, games, colour in rows:
+        lines = _lines_of([(x - left) / (right - left) for x in xs])
+        placed.append((list(zip(xs, games, lines, strict=True)), colour, max(lines) + 1))
+    low, high = ax.get_ylim()
+    room = _GAMES_LINE * sum(height for *_, height in placed) + 0.02
+    ax.set_ylim(low - room * (high - low) / (1 - room), high)
+    foot = ax.get_xaxis_transform()  # x in data, y in axes fraction
+    bottom = 0.015
+    for numbers, colour, height in reversed(placed):  # the first row on top
+        for x, n, line in numbers:
+            y = bottom + _GAMES_LINE * line
+            ax.text(
+                x,
+                y,
+                f"{n:,}",
+                transform=foot,
+                ha="center",
+                va="bottom",
+                fontsize="x-small",
+                color=colour,
+            )
+        bottom += _GAMES_LINE * height
 
 
 def _confidence(table: pd.DataFrame) -> str:
@@ -190,8 +236,9 @@ BAND_GAMES = 5
 
 def plot_dealer_score(table: pd.DataFrame, ax: Axes | None = None, band: bool = True) -> Axes:
     """The dealer's mean score against a complexity measure, one line per line-up; bins
-    of fewer than `BAND_GAMES` games have no band, and a single line labels each point
-    with its games.
+    of fewer than `BAND_GAMES` games have no band, and each point's games are written
+    under it along the foot of the axes, a row per line-up in its colour (one grey row
+    when the line-ups' points hold the same games).
 
     Parameters
     ----------
@@ -334,6 +381,74 @@ def plot_leaderboard(
     ax.set_xlabel(f"{label} ({_confidence(board)})")
     ax.grid(axis="x", alpha=0.3)
     return ax
+
+
+def _by_lineup(table: pd.DataFrame, column: str) -> list[tuple[str, np.ndarray]]:
+    """(line-up, its values of ``column`` but the missing ones), per line-up."""
+    table = table[table[column].notna()]
+    if "lineup" not in table.columns or table["lineup"].nunique() < 2:
+        return [("all games", table[column].to_numpy(float))]
+    return [
+        (str(name), part[column].to_numpy(float))
+        for name, part in table.groupby("lineup", sort=False)
+    ]
+
+
+def plot_score_distributions(results: pd.DataFrame, fig: Figure | None = None) -> Figure:
+    """How the scores spread, per line-up: box plots of the dealer's score (one value
+    per game) and of the seats' scores (one per seat and game), side by side.
+
+    Boxes span the quartiles, whiskers reach the last value within 1.5 interquartile
+    ranges, the line is the median and the triangle the mean; each line-up's label
+    gives its games (or seat-games). Games without a dealer score (solo) have no dealer
+    panel.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A results table (one row per game and seat).
+    fig : Figure, optional
+        Where to draw; a new figure otherwise.
+
+    Returns
+    -------
+    Figure
+        One Axes per panel.
+
+    Examples
+    --------
+    >>> results = pd.DataFrame({"lineup": ["p", "p", "q", "q"] * 2,
+    ...                         "game": [0, 0, 1, 1, 2, 2, 3, 3],
+    ...                         "score": [1.0, 3.0, 2.0, 2.0, 0.0, 5.0, 4.0, 1.0],
+    ...                         "dealer_score": [2.0, 2.0, 0.0, 0.0, 5.0, 5.0, 3.0, 3.0]})
+    >>> fig = plot_score_distributions(results)
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['dealer score (per game)', 'seat score (per seat and game)']
+    >>> [label.get_text().split() for label in fig.axes[0].get_xticklabels()]
+    [['p', '(2)'], ['q', '(2)']]
+    >>> plt.close("all")
+    """
+    panels = [("seat score (per seat and game)", _by_lineup(results, "score"))]
+    if "dealer_score" in results.columns and results["dealer_score"].notna().any():
+        dealer = _by_lineup(games_table(results), "dealer_score")
+        panels.insert(0, ("dealer score (per game)", dealer))
+    if fig is None:
+        width = max(3.0, 1.1 * len(panels[0][1]) + 1.2)
+        fig = plt.figure(figsize=(width * len(panels), 3.8), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False).flat
+    for ax, (label, groups) in zip(axes, panels, strict=True):
+        positions = np.arange(1, len(groups) + 1)
+        ax.boxplot(
+            [values for _, values in groups],
+            positions=positions,
+            showmeans=True,
+            widths=0.6,
+            flierprops={"markersize": 2, "alpha": 0.4},
+        )
+        ax.set_xticks(positions, [f"{name}\n({len(values):,})" for name, values in groups])
+        ax.set_ylabel(label)
+        ax.grid(axis="y", alpha=0.3)
+    return fig
 
 
 def plot_learning_curve(curve: pd.DataFrame, ax: Axes | None = None, band: bool = True) -> Axes:

@@ -7,8 +7,9 @@ in `eleusis_lab.games.classic.record`) and declares them in the game registry
 `format_layout` read a record of any game through it. Cards are written as text,
 ``"10H"``; a card of the second deck of a two-deck game carries its copy as a suffix,
 ``"10H#1"``. An agent that raises, plays a card it may not play or overruns its time
-budget does not end the game: the engine records a `Fault` (who, what, where) and goes
-on; `check_faults` checks a record's faults against its game's `FaultRules`.
+budget does not end the game, nor does one still deciding at the decision limit, which
+is stopped: the engine records a `Fault` (who, what, where) and goes on; `check_faults`
+checks a record's faults against its game's `FaultRules`.
 
 Examples
 --------
@@ -46,6 +47,7 @@ __all__ = [
     "ILLEGAL_CARD",
     "OVER_TIME",
     "RAISED",
+    "STOPPED",
     "TURN_CAP",
     "Fault",
     "RecordError",
@@ -70,10 +72,12 @@ TURN_CAP = "turn_cap"
 RAISED = "raised"
 ILLEGAL_CARD = "illegal_card"
 OVER_TIME = "over_time"
+STOPPED = "stopped"
 FAULT_KINDS = {
     RAISED: "raised an exception",
     ILLEGAL_CARD: "returned a card it may not play",
     OVER_TIME: "took longer than the time budget to decide",
+    STOPPED: "was still deciding at the decision limit and was stopped",
 }
 #: The agent methods a fault can happen in (`Fault.call`).
 FAULT_CALLS = ("start_game", "choose_play", "observe")
@@ -185,8 +189,10 @@ class Fault:
         Its class name.
     kind : str
         `RAISED` (an exception), `ILLEGAL_CARD` (``choose_play`` returned something
-        that is not one of the cards it may play now) or `OVER_TIME` (``choose_play``
-        took longer than ``ClassicConfig.decision_seconds``).
+        that is not one of the cards it may play now), `OVER_TIME` (``choose_play``
+        took longer than ``ClassicConfig.decision_seconds``) or `STOPPED` (the method
+        was still running at ``ClassicConfig.decision_limit`` and was interrupted; the
+        engine goes on as if it had raised).
     message : str
         What happened, e.g. the exception's type and text.
     event : int
@@ -446,15 +452,17 @@ def replay(record: Any) -> list[str]:
 def fault_options_problems(record) -> list[str]:
     """The faults a record's options rule out.
 
-    Any fault under on_fault='raise'; an over_time fault without a time budget.
+    Any fault under on_fault='raise'; an over_time fault without a time budget; a
+    stopped fault without a decision limit.
     """
     problems = []
+    kinds = {fault.kind for fault in record.faults}
     if record.faults and record.config.get("on_fault") == "raise":
         problems.append("the record has faults, but with on_fault='raise' a fault ends the game")
-    if record.config.get("decision_seconds") is None and any(
-        fault.kind == OVER_TIME for fault in record.faults
-    ):
+    if record.config.get("decision_seconds") is None and OVER_TIME in kinds:
         problems.append("an over_time fault is recorded, but the game had no time budget")
+    if record.config.get("decision_limit") is None and STOPPED in kinds:
+        problems.append("a stopped fault is recorded, but the game had no decision limit")
     return problems
 
 
@@ -463,10 +471,10 @@ class FaultRules:
     """What a game allows of the faults its records list (`check_faults`).
 
     ``kinds`` and ``calls``: the fault kinds and agent methods the game knows;
-    ``decisions``: the methods that may fault other than by raising (an illegal card,
-    an answer out of range, over time); ``pairs``, where the game is stricter: the
-    (method, kind) pairs allowed besides raising; ``step``: what a fault's ``event``
-    counts (``"event"``, ``"turn"``, ``"step"``).
+    ``decisions``: the methods that may fault other than by raising or being stopped (an
+    illegal card, an answer out of range, over time); ``pairs``, where the game is
+    stricter: the (method, kind) pairs allowed besides those two; ``step``: what a
+    fault's ``event`` counts (``"event"``, ``"turn"``, ``"step"``).
     """
 
     kinds: Collection[str]
@@ -476,8 +484,8 @@ class FaultRules:
     pairs: Collection[tuple[str, str]] | None = None
 
     def allows(self, call: str, kind: str) -> bool:
-        """Whether ``call`` may fault with ``kind`` (raising always may)."""
-        if kind == RAISED:
+        """Whether ``call`` may fault with ``kind`` (any call may raise or be stopped)."""
+        if kind in (RAISED, STOPPED):
             return True
         return (call, kind) in self.pairs if self.pairs is not None else call in self.decisions
 

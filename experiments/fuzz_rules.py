@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     rules = [entry.rule.text for entry in catalog()]
-    counts, others, slowest = Counter(), Counter(), (0.0, "")
+    counts, others, slowest, over = Counter(), Counter(), (0.0, ""), 0
     started = time.perf_counter()
     for _ in range(args.texts):
         text = mutate(rng.choice(rules), rng) if rng.random() < 0.7 else soup(rng)
@@ -151,6 +151,7 @@ def main(argv=None) -> int:
         result = outcome(text)
         seconds = time.perf_counter() - begin
         slowest = max(slowest, (seconds, text))
+        over += seconds > 1
         counts[result.split(":")[0]] += 1
         if result.startswith("other"):
             others[result] += 1
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
     for result, count in others.most_common(10):
         print(f"    {count:5,} x {result}")
     shown = slowest[1] if len(slowest[1]) <= 100 else slowest[1][:97] + "..."
-    print(f"slowest: {slowest[0]:.3f} s for {shown!r}")
+    print(f"slowest: {slowest[0]:.3f} s for {shown!r}; {over:,} texts over 1 s")
     return 1 if counts["other exception"] else 0
 
 

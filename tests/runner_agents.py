@@ -1,7 +1,9 @@
 """Agents for the runner tests, importable by ``module:Class`` from worker processes."""
 
+import contextlib
 import time
 
+from eleusis_agents.secrets import RandomSecretsAgent
 from eleusis_agents.simple import OracleAgent, RandomAgent
 
 
@@ -77,3 +79,78 @@ class Frozen(RandomAgent):
         if self.decisions_ == self.when:
             time.sleep(86_400)
         return super().choose_play(obs)
+
+
+def hang(how: str) -> None:
+    """Do not return for an hour: ``"sleep"``; ``"loop"``, in pure Python; or
+    ``"swallow"``, sleep in a loop that catches every ``Exception`` (the decision
+    limit's interrupt is not one). ``"raise"`` raises at once, the fault a stop is
+    compared to."""
+    if how == "sleep":
+        time.sleep(3600)
+    elif how == "loop":
+        deadline = time.monotonic() + 3600
+        while time.monotonic() < deadline:
+            pass
+    elif how == "swallow":
+        for _ in range(3600):
+            with contextlib.suppress(Exception):
+                time.sleep(1)
+    else:
+        raise RuntimeError("a fault in place of a hang")
+
+
+class _HangsAt:
+    """Its ``at``-th call of ``method`` in each game does not return (`hang`, as
+    ``how``); with ``at=1``, ``method="start_game"`` hangs at the start of every game."""
+
+    def __init__(self, method: str = "choose_play", how: str = "sleep", at: int = 1):
+        self.method = method
+        self.how = how
+        self.at = at
+
+    def _call(self, method: str) -> None:
+        if method == self.method:
+            self.calls_ += 1
+            if self.calls_ == self.at:
+                hang(self.how)
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.calls_ = 0
+        self._call("start_game")
+
+    def observe(self, event):
+        self._call("observe")
+        super().observe(event)
+
+
+class Hanging(_HangsAt, RandomAgent):
+    """A random player that hangs in one of its calls (see `_HangsAt`)."""
+
+    def choose_play(self, obs):
+        self._call("choose_play")
+        return super().choose_play(obs)
+
+    def predict(self, obs, cards):
+        self._call("predict")
+        return super().predict(obs, cards)
+
+    def choose_turn(self, obs):
+        self._call("choose_turn")
+        return super().choose_turn(obs)
+
+    def solo_move(self, obs):
+        self._call("solo_move")
+        return super().solo_move(obs)
+
+
+class HangingSecrets(_HangsAt, RandomSecretsAgent):
+    """A random player of Secrets that hangs in one of its calls (see `_HangsAt`)."""
+
+    def __init__(self, method: str = "choose_action", how: str = "sleep", at: int = 1):
+        super().__init__(method, how, at)
+
+    def choose_action(self, view, legal):
+        self._call("choose_action")
+        return super().choose_action(view, legal)

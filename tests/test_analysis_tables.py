@@ -265,6 +265,18 @@ def test_learning_curve_by_hand(plays):
     assert pooled[["plays", "wrong_rate"]].values.tolist() == [[8, 0.5]]
 
 
+def test_learning_curve_leaves_out_sparse_bins(plays):
+    events, results = plays
+    first = learning_curve(events, results, bin_width=4, phase=1)  # plays 2, 1, 2, 1
+    dense = learning_curve(events, results, bin_width=4, phase=1, min_plays=2)
+    assert dense[["agent", "cards_seen"]].values.tolist() == [["a", 0], ["b", 0]]
+    assert dense.equals(first[first["plays"] >= 2].reset_index(drop=True))
+    assert dense.attrs["min_plays"] == 2 and dense.attrs["bin_width"] == 4
+    assert learning_curve(events, results, min_plays=100).empty
+    with pytest.raises(ValueError, match="min_plays"):
+        learning_curve(events, results, min_plays=0)
+
+
 def test_learning_curve_needs_the_agents(plays):
     events, results = plays
     with pytest.raises(ValueError, match="pass the results"):

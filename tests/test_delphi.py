@@ -273,7 +273,11 @@ def test_json_round_trip(tmp_path):
     data = json.loads(text)
     assert data["game"] == "delphi" and len(data["probabilities"]) == 51
     assert data["events"][0]["seat"] == ORACLE
-    assert data["config"] == {"on_fault": "substitute", "decision_seconds": None}
+    assert data["config"] == {
+        "on_fault": "substitute",
+        "decision_seconds": None,
+        "decision_limit": 60.0,
+    }
     path = tmp_path / "delphi.json"
     record.save(path)
     assert load_record(path) == record == DelphiRecord.load(path)

@@ -386,6 +386,7 @@ def test_json_round_trip_with_copies(tmp_path):
         "max_turns": 1000,
         "on_fault": "substitute",
         "decision_seconds": None,
+        "decision_limit": 60.0,
     }
     path = tmp_path / "game.json"
     record.save(path)

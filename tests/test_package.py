@@ -1,5 +1,9 @@
 """What the distribution carries: typing marker, licence, citation, docs, specs, notebooks."""
 
+import email
+import json
+import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -30,8 +34,8 @@ def test_licence_citation_and_classifiers_agree_with_pyproject():
 
 
 @pytest.fixture(scope="module")
-def sdist(tmp_path_factory) -> list[str]:
-    """The names in a source distribution built from a copy of the working tree."""
+def sdist_archive(tmp_path_factory) -> Path:
+    """A source distribution built from a copy of the working tree."""
     tree = tmp_path_factory.mktemp("tree") / "eleusis-lab"
     ignore = shutil.ignore_patterns(
         ".git", ".venv", ".*_cache", ".hypothesis", "results", "*.egg-info", "__pycache__"
@@ -43,7 +47,13 @@ def sdist(tmp_path_factory) -> list[str]:
         [sys.executable, "-c", build], cwd=tree, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    with tarfile.open(out / result.stdout.split()[-1]) as archive:
+    return out / result.stdout.split()[-1]
+
+
+@pytest.fixture(scope="module")
+def sdist(sdist_archive) -> list[str]:
+    """The names in the source distribution, without its top folder."""
+    with tarfile.open(sdist_archive) as archive:
         return [name.split("/", 1)[1] for name in archive.getnames() if "/" in name]
 
 
@@ -52,6 +62,8 @@ def test_the_sdist_carries_docs_specs_notebooks_licence_and_markers(sdist):
         "LICENSE",
         "CITATION.cff",
         "docs/RULES.md",
+        "docs/conf.py",
+        "docs/reference.toml",
         "experiments/rule_complexity.toml",
         "experiments/run_study.py",
         "notebooks/01_quickstart.ipynb",
@@ -60,6 +72,7 @@ def test_the_sdist_carries_docs_specs_notebooks_licence_and_markers(sdist):
     ]
     assert [name for name in expected if name not in sdist] == []
     assert not [name for name in sdist if "__pycache__" in name]
+    assert not [name for name in sdist if name.startswith("docs/reference/")]  # built pages
 
 
 def test_a_folder_named_agents_where_it_runs_does_not_shadow_the_agents(tmp_path):
@@ -86,3 +99,56 @@ def test_every_package_of_the_tree_is_declared_so_the_wheel_ships_it():
     }
     assert found - declared == set()
     assert "eleusis_agents" in declared
+
+
+def relative_links(markdown: str) -> list[str]:
+    """The targets of the Markdown links and images that are neither anchors nor URLs."""
+    targets = re.findall(r"!?\[[^\]]*\]\(([^)\s]+)", markdown)
+    return [t for t in targets if not t.startswith("#") and not re.match(r"[a-z]+:", t)]
+
+
+def test_the_package_description_has_no_relative_link_and_names_files_it_carries(
+    sdist_archive, sdist
+):
+    """An index page has no repository beside it: the README's links into it (the rules,
+    the figures, the licence) are written as plain paths, of files the sdist carries."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    with tarfile.open(sdist_archive) as archive:
+        member = next(name for name in archive.getnames() if name.endswith("/PKG-INFO"))
+        metadata = email.message_from_bytes(archive.extractfile(member).read())
+    description = metadata.get_payload()
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert relative_links(description) == []
+    paths = relative_links(readme)
+    assert "docs/RULES.md" in paths and "LICENSE" in paths  # what this test is about
+    for path in paths:
+        assert f"`{path}`" in description
+        assert any(name == path or name.startswith(f"{path}/") for name in sdist), path
+    assert description.count("\n## ") == readme.count("\n## ")  # the rest is the README
+
+
+def test_plain_paths_keeps_anchors_urls_code_and_what_it_is_told_to_keep():
+    plain_paths = runpy.run_path(str(ROOT / "setup.py"))["plain_paths"]
+    text = (
+        'See [docs/RULES.md](docs/RULES.md), [the rules](docs/RULES.md "title"), '
+        "[below](#layout), [a site](https://example.org/x) and `[code](kept.md)`.\n"
+        "![a figure](docs/figures/a.png)\n"
+        "```python\n[1](2)\n```\n"
+    )
+    assert plain_paths(text) == (
+        "See `docs/RULES.md`, the rules (`docs/RULES.md`), "
+        "[below](#layout), [a site](https://example.org/x) and `[code](kept.md)`.\n"
+        "*Figure: a figure* (`docs/figures/a.png`)\n"
+        "```python\n[1](2)\n```\n"
+    )
+    kept = plain_paths(text, keep=lambda path: path.startswith("docs/figures/"))
+    assert "![a figure](docs/figures/a.png)" in kept and "[docs/RULES.md](" not in kept
+
+
+def test_the_notebooks_are_committed_without_outputs():
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        run = [
+            c for c in cells if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])
+        ]
+        assert not run, f"{path.name}: clear its outputs before committing"

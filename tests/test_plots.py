@@ -223,3 +223,69 @@ def test_dealer_score_bands_skip_bins_of_few_games_and_one_line_shows_its_counts
     assert xs.min() == 20.0 and xs.max() == 30.0  # not over the bin of 2 games
     assert [text.get_text() for text in ax.texts] == ["2", str(BAND_GAMES), "12"]
     plt.close("all")
+
+
+def test_each_points_games_are_written_at_the_foot_a_row_per_lineup(games):
+    from matplotlib.colors import same_color
+
+    table = dealer_score_by_complexity(games.iloc[:-1], bins=3)  # q's last bin is short
+    ax = plot_dealer_score(table, ax=fresh_axes())
+    for line, lineup in zip(ax.lines, ["p", "q"], strict=True):
+        part = table[table["lineup"] == lineup]
+        texts = [t for t in ax.texts if same_color(t.get_color(), line.get_color())]
+        assert [t.get_text() for t in texts] == [str(n) for n in part["games"]]
+        assert [t.get_position()[0] for t in texts] == part["x"].tolist()
+    # the numbers sit below every line: the axes grew downwards
+    low, high = ax.get_ylim()
+    top_row = max(t.get_position()[1] for t in ax.texts)  # in axes fraction
+    assert low + (top_row + 0.05) * (high - low) < table["mean"].min()
+
+
+def test_lineups_of_the_same_points_share_one_row_of_games():
+    games = pd.DataFrame(
+        {
+            "lineup": ["p", "q"] * 4,
+            "game": range(8),
+            "rule_bits": [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0],
+            "dealer_score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        }
+    )
+    ax = plot_dealer_score(dealer_score_by_complexity(games), ax=fresh_axes())
+    assert [text.get_text() for text in ax.texts] == ["2", "2"]
+
+
+def test_score_distributions_a_box_per_lineup_and_no_dealer_panel_without_one():
+    from eleusis_lab.plots import plot_score_distributions
+
+    results = pd.DataFrame(
+        {
+            "lineup": ["p"] * 6 + ["q"] * 4,
+            "game": [0, 0, 1, 1, 2, 2, 3, 3, 4, 4],
+            "score": np.arange(10.0),
+            "dealer_score": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0, 5.0, 5.0],
+        }
+    )
+    fig = plot_score_distributions(results, fig=Figure())
+    dealer, seats = fig.axes
+    assert [t.get_text() for t in dealer.get_xticklabels()] == ["p\n(3)", "q\n(2)"]
+    assert [t.get_text() for t in seats.get_xticklabels()] == ["p\n(6)", "q\n(4)"]
+    assert dealer.get_ylabel() == "dealer score (per game)"
+    solo = plot_score_distributions(results.assign(dealer_score=np.nan, lineup="p"), fig=Figure())
+    (only,) = solo.axes
+    assert [t.get_text() for t in only.get_xticklabels()] == ["all games\n(10)"]
+
+
+def test_numbers_of_close_points_take_turns_on_two_lines():
+    table = pd.DataFrame(
+        {
+            "x": [10.0, 10.3, 10.6, 30.0],
+            "games": [1200, 40, 50, 60],
+            "mean": [5.0, 6.0, 6.5, 7.0],
+            "ci_low": [4.0, 5.0, 5.5, 6.0],
+            "ci_high": [6.0, 7.0, 7.5, 8.0],
+        }
+    )
+    ax = plot_dealer_score(table, ax=fresh_axes())
+    assert [text.get_text() for text in ax.texts] == ["1,200", "40", "50", "60"]
+    heights = [text.get_position()[1] for text in ax.texts]
+    assert heights[0] == heights[2] == heights[3] < heights[1]

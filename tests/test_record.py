@@ -63,6 +63,7 @@ def test_json_round_trip():
         "max_turns": 1000,
         "on_fault": "substitute",
         "decision_seconds": None,
+        "decision_limit": 60.0,
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from xml.etree import ElementTree
@@ -10,13 +11,21 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from eleusis_lab import load_results, run_experiment  # noqa: E402
 from eleusis_lab.analysis import COMPLEXITY_COLUMNS, games_table  # noqa: E402
 from eleusis_lab.cli import build_parser  # noqa: E402
 from eleusis_lab.errors import ConfigError  # noqa: E402
-from eleusis_lab.report import report_command, write_report  # noqa: E402
+from eleusis_lab.report import (  # noqa: E402
+    MARKDOWN_BEGIN,
+    MARKDOWN_END,
+    answer_markdown,
+    report_command,
+    write_report,
+)
 
 POOL = {"grammar": "colours_suits", "size": 300}
 BAYES = {"name": "bayes", "grammar": "colours_suits", "max_hypotheses": 200}
@@ -81,8 +90,9 @@ def figure_names(page: str) -> list[str]:
 def test_report_writes_every_figure_the_data_support(spread_run, spread_report):
     assert spread_report == spread_run / "report" / "report.html"
     expected = [
-        "leaderboard",
         *(f"dealer_score_by_{measure}" for measure in varying_measures(spread_run)),
+        "leaderboard",
+        "score_distributions",
         "learning_curves",
         "prediction_accuracy",
         "example_game",
@@ -95,7 +105,8 @@ def test_report_writes_every_figure_the_data_support(spread_run, spread_report):
         assert (spread_report.parent / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     page = spread_report.read_text(encoding="utf-8")
     assert figure_names(page) == expected
-    assert "No adaptive dealer in this run" in page
+    assert "<h2>Notes</h2>" not in page  # every figure the spec asked for is there
+    assert 'id="warnings"' not in page  # no turn cap, no fault
 
 
 def test_report_page_is_self_contained(spread_report):
@@ -122,9 +133,10 @@ def test_report_page_has_the_run_and_the_leaderboard(spread_run, spread_report):
     assert metadata["runs"][-1]["started"] in page
     assert "mixed: random, oracle, tree, bayes(grammar=colours_suits" in page
     leaderboard = page[page.index("<h2>Leaderboard</h2>") : page.index("<h2>By seat</h2>")]
-    assert leaderboard.count("<tr>") == 1 + 6  # the header, 4 + 2 agents
-    by_seat = page[page.index("<h2>By seat</h2>") : page.index("<h2>Figures</h2>")]
-    assert "<th>seat</th>" in by_seat and by_seat.count("<tr>") > 1 + 6
+    assert re.findall(r"<h3>([^<]+)</h3>", leaderboard) == ["Leaderboard", "mixed", "pair"]
+    assert leaderboard.count("<tr>") == 2 + 6  # a table per line-up: its header, 4 + 2 agents
+    by_seat = page[page.index("<h2>By seat</h2>") : page.index("<h2>By rule</h2>")]
+    assert "<th>seat</th>" in by_seat and by_seat.count("<tr>") > 2 + 6
     for agent in ("random", "oracle (sees the rule)", "tree", "bayes"):
         assert f"<td>{agent}</td>" in leaderboard
 
@@ -132,10 +144,10 @@ def test_report_page_has_the_run_and_the_leaderboard(spread_run, spread_report):
 def test_report_of_an_adaptive_dealer_without_events(adaptive_run, adaptive_report):
     page = adaptive_report.read_text(encoding="utf-8")
     names = figure_names(page)
-    assert names[0] == "leaderboard" and names[-1] == "adaptive_choices"
+    assert names[-3:] == ["leaderboard", "score_distributions", "adaptive_choices"]
     assert "learning_curves" not in names and "example_game" not in names
     assert (adaptive_report.parent / "adaptive_choices.svg").is_file()
-    assert "No events table (set events = true in the spec)" in page
+    assert "<h2>Notes</h2>" not in page  # the spec asked for no events: no note says so
     assert not (adaptive_run / "report").exists()  # written where it was asked
 
 
@@ -144,8 +156,11 @@ def test_report_of_a_fixed_dealer_notes_the_constant_complexity(tmp_path):
     spec = {"name": "fixed", "games": 2, "dealer": "suit_cycle", "agents": ["random"] * 2}
     run_experiment(spec, out=out, progress=False)
     page = write_report(out, example_game=False).read_text(encoding="utf-8")
-    assert figure_names(page) == ["leaderboard"]
-    assert "the same for every rule dealt" in page
+    assert figure_names(page) == ["leaderboard", "score_distributions"]
+    answer = html.unescape(page[page.index("<h2>The answer") : page.index("<h2>Leaderboard</h2>")])
+    assert "Rule description length (bits), rule size (nodes), " in answer
+    assert ": the same for every rule dealt, so nothing to say about them." in answer
+    assert "No regression of the dealer's score on the measures: no measure varies" in answer
 
 
 def test_report_of_a_directory_without_results_is_a_config_error(tmp_path):
@@ -166,9 +181,9 @@ def test_report_command_writes_the_same_report_again(
     args = parser.parse_args(["report", str(adaptive_run), "--out", str(tmp_path), "--no-example"])
     assert args.run(args) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith(f"{tmp_path / 'report.html'} (")
-    assert "note: No events table" in printed
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    figures = len(figure_names(page))
+    assert printed == f"{tmp_path / 'report.html'} ({figures} figures, PNG and SVG beside it)\n"
     assert page == adaptive_report.read_text(encoding="utf-8")  # no dates, stable ids
     svg = (tmp_path / "leaderboard.svg").read_bytes()
     assert svg == (adaptive_report.parent / "leaderboard.svg").read_bytes()
@@ -189,38 +204,169 @@ def test_report_of_delphi_games(tmp_path):
     }
     run_experiment(spec, out=out, progress=False)
     page = write_report(out, example_game=False).read_text(encoding="utf-8")
-    assert figure_names(page) == ["leaderboard", "prediction_accuracy"]
-    assert "in Delphi the oracle places them" in page
+    assert figure_names(page) == ["leaderboard", "score_distributions", "prediction_accuracy"]
+    assert "in Delphi the oracle places them" in page  # the spec asked for events
     assert "<th>prediction accuracy</th>" in page and "<th>wrong cards</th>" not in page
-
-
-def test_report_leads_with_the_answer_computed_from_the_games(spread_run, spread_report):
-    """The first section is the slope of the dealer's score on bits, per line-up."""
-    from eleusis_lab.analysis import complexity_effect
-
-    page = spread_report.read_text(encoding="utf-8")
-    sections = re.findall(r"<h2>([^<]+)</h2>", page)
-    assert sections[0].startswith("The answer") and sections[1] == "Run"
-    answer = page[page.index("<h2>The answer") : page.index("<h2>Run</h2>")]
-    effect = complexity_effect(load_results(spread_run), "bits", by="lineup")
-    for _, row in effect.iterrows():
-        assert f"{row['lineup']} ({int(row['games'])} games of rules of" in answer
-        if row["slope"] == row["slope"]:  # not NaN: the fit's figures, as the page says them
-            assert f"95% CI {row['slope_low']:+.2f} to {row['slope_high']:+.2f}" in answer
-
-
-def test_the_answer_without_a_dealer_score_says_so(tmp_path):
-    out = tmp_path / "fixed"
-    spec = {"name": "fixed", "games": 2, "dealer": "suit_cycle", "agents": ["random"] * 2}
-    run_experiment(spec, out=out, progress=False)
-    page = write_report(out, example_game=False).read_text(encoding="utf-8")
-    assert "every rule dealt had the same description length" in page
 
 
 def test_report_has_a_row_per_rule_dealt(spread_run, spread_report):
     page = spread_report.read_text(encoding="utf-8")
-    by_rule = page[page.index("<h2>By rule</h2>") : page.index("<h2>Figures</h2>")]
+    by_rule = page[page.index("<h2>By rule</h2>") : page.index("<h2>Distributions</h2>")]
     games = games_table(load_results(spread_run))
     dealt = games["rule_name"].where(games["rule_name"].notna(), games["rule"]).nunique()
     assert by_rule.count("<tr>") == 1 + dealt
     assert by_rule.count('<td class="num">') == 3 * dealt
+
+
+def interval(value, low, high) -> str:
+    return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def markdown_table(text: str, title: str) -> list[list[str]]:
+    """The rows (header first) of the Markdown table after ``**title.**``."""
+    lines = text[text.index(f"**{title}.**") :].splitlines()[2:]
+    table = lines[: lines.index("")] if "" in lines else lines
+    rows = [line.strip("|").split(" | ") for line in table]
+    rows = [[cell.strip() for cell in row] for row in rows]
+    return [rows[0], *rows[2:]]  # without the |---| line
+
+
+def test_the_answer_agrees_with_the_analysis_functions(spread_run, spread_report, tmp_path):
+    from eleusis_lab.analysis import POOLED, complexity_correlations, complexity_regression
+
+    path = tmp_path / "answer.md"
+    write_report(spread_run, out=tmp_path / "web", example_game=False, markdown=path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(MARKDOWN_BEGIN + "\n") and text.endswith(MARKDOWN_END + "\n")
+    results = load_results(spread_run)
+    games = len(games_table(results))
+    assert f"From the {games} games of tiny-spread (2 line-ups): " in text
+
+    correlations = complexity_correlations(results)
+    table = markdown_table(text, "Rank correlations")
+    assert table[0] == ["measure", "mixed (4 games)", "pair (4 games)", f"{POOLED} (8 games)"]
+    for row in table[1:]:
+        mine = correlations[correlations["measure"] == row[0]]
+        expected = [
+            "–" if r.rho != r.rho else interval(r.rho, r.ci_low, r.ci_high)
+            for r in mine.itertuples()
+        ]
+        assert row[1:] == expected
+    assert [row[0] for row in table[1:]] == list(dict.fromkeys(correlations["measure"]))
+
+    regression = complexity_regression(results)
+    if regression.empty:
+        assert "**Regression.**" not in text
+        assert (
+            f"No regression of the dealer's score on the measures: {regression.attrs['notes'][-1]}"
+            in text
+        )
+    else:
+        table = markdown_table(text, "Regression")
+        assert len(table) == 1 + len(regression)
+        for row, r in zip(table[1:], regression.itertuples(), strict=True):
+            assert row[0].startswith(("intercept", f"line-up {r.term}", f"{r.term} (per SD"))
+            assert row[1] == interval(r.coef, r.ci_low, r.ci_high)
+
+    # the page says the same as the Markdown: each finding and each table cell
+    page = html.unescape(spread_report.read_text(encoding="utf-8"))
+    answer = page[page.index("<h2>The answer") : page.index("<h2>The dealer's score against")]
+    findings = [line[2:] for line in text.splitlines() if line.startswith("- ")]
+    assert findings and all(f"<li>{finding}</li>" in answer for finding in findings)
+    assert answer.count('<td class="num">') == sum(
+        len(row) - 1
+        for title in ("Rank correlations", "Regression")
+        if f"**{title}.**" in text
+        for row in markdown_table(text, title)[1:]
+    )
+
+
+def test_the_answer_goes_between_the_marked_lines_of_an_existing_file(adaptive_run, tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Study\n\nBefore.\n\n{MARKDOWN_BEGIN}\nold\n{MARKDOWN_END}\n\nAfter.\n")
+    write_report(adaptive_run, out=tmp_path / "web", example_game=False, markdown=readme)
+    text = readme.read_text(encoding="utf-8")
+    expected = answer_markdown(load_results(adaptive_run))
+    assert text == f"# Study\n\nBefore.\n\n{MARKDOWN_BEGIN}\n{expected}{MARKDOWN_END}\n\nAfter.\n"
+    write_report(adaptive_run, out=tmp_path / "web", example_game=False, markdown=readme)
+    assert readme.read_text(encoding="utf-8") == text  # the same again
+
+    unmarked = tmp_path / "notes.md"
+    unmarked.write_text("mine\n")
+    with pytest.raises(ConfigError, match="no place marked for the answer"):
+        write_report(adaptive_run, out=tmp_path / "other", markdown=unmarked)
+    assert unmarked.read_text() == "mine\n" and not (tmp_path / "other").exists()
+
+
+def test_warnings_list_the_games_at_the_turn_cap_and_the_faults_per_agent_and_kind(tmp_path):
+    out = tmp_path / "capped"
+    spec = {
+        "name": "capped",
+        "games": 6,
+        "dealer": {"kind": "spread", "measure": "bits", "bins": 2, **POOL},
+        "config": {"max_turns": 1, "hand_size": 5},
+        "agents": ["random", "tests.runner_agents:Faulty"],
+    }
+    run_experiment(spec, out=out, progress=False)
+    results = load_results(out)
+    games = games_table(results)
+    capped = games[games["end"] == "turn_cap"]
+    assert len(capped) and len(capped) < len(games)  # the test needs both kinds of game
+    page = html.unescape(write_report(out, example_game=False).read_text(encoding="utf-8"))
+    warnings = page[page.index('<h2 id="warnings">') : page.index("<h2>Run</h2>")]
+    ended = f"{len(capped)} game{'s' * (len(capped) > 1)} of {len(games)} ended at the turn cap"
+    assert ended in warnings
+    for row in capped.itertuples():
+        rule = row.rule_name if isinstance(row.rule_name, str) else row.rule
+        assert f'<td>{rule}</td><td class="num">{row.game}</td>' in warnings
+    faulty = results[results["agent"] == "tests.runner_agents:Faulty"]
+    faults = int(faulty["faults"].sum())
+    assert faults > 0 and results.loc[results["agent"] == "random", "faults"].sum() == 0
+    row = (
+        f'<td>tests.runner_agents:Faulty</td><td class="num">{(faulty["faults"] > 0).sum()}</td>'
+        f'<td class="num">{faults}</td><td class="num">raised {faults}</td>'
+    )
+    assert row in warnings
+    answer = page[page.index("<h2>The answer") : page.index("<h2>Leaderboard")]
+    assert ended in answer
+
+
+def test_the_command_line_defaults_are_the_reports():
+    from eleusis_lab.report import BINS, MIN_BIN_GAMES
+
+    args = build_parser().parse_args(["report", "results/x"])
+    assert (args.bins, args.min_games, args.markdown, args.quiet) == (
+        BINS,
+        MIN_BIN_GAMES,
+        None,
+        False,
+    )
+
+
+def test_the_readmes_answer_is_a_generated_section():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert readme.count(MARKDOWN_BEGIN) == readme.count(MARKDOWN_END) == 1
+    answer = readme[readme.index(MARKDOWN_BEGIN) : readme.index(MARKDOWN_END)]
+    lead, *_ = answer.splitlines()[1:]
+    assert lead.startswith("From the 10,000 games of rule_complexity (4 line-ups)")
+    assert "**Rank correlations.**" in answer and "**Regression.**" in answer
+    assert "--markdown README.md" in readme[: readme.index(MARKDOWN_BEGIN)]
+
+
+def test_the_regression_caption_names_the_standard_errors_it_reports():
+    # Two line-ups dealt the same ten deals: clustered by deal; every game its own deal:
+    # the classical errors.
+    rng = np.random.default_rng(5)
+    bits = rng.normal(size=10)
+    one = pd.DataFrame({"game": range(10), "seed": range(10), "rule_bits": bits})
+    shared = pd.concat([one.assign(lineup=name, cell=name) for name in "ab"], ignore_index=True)
+    shared["dealer_score"] = shared["rule_bits"] + rng.normal(size=20)
+    clustered = answer_markdown(shared)
+    assert "standard errors clustered by deal and 95% normal intervals" in clustered
+    assert "classical" not in clustered
+    assert "or of whole deals where games share one" in clustered
+    alone = answer_markdown(shared.assign(seed=range(20)))
+    assert "classical standard errors and 95% t intervals" in alone
+    assert "clustered" not in alone

@@ -417,7 +417,8 @@ eleusis_lab.games.solo.decisions.SoloDecisions)"
         Traceback (most recent call last):
         ...
         eleusis_lab.errors.ConfigError: classic has no option 'hand_sise' (did you mean \
-'hand_size'?); its options: hand_size, retry_in_turn, max_turns, on_fault, decision_seconds
+'hand_size'?); its options: hand_size, retry_in_turn, max_turns, on_fault, decision_seconds, \
+decision_limit
         """
         for key in options:
             if key not in self.options:

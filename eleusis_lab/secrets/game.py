@@ -53,16 +53,19 @@ import numpy as np
 
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
+    DECISION_LIMIT,
+    DecisionLimit,
+    DecisionStopped,
     check_fault_options,
     check_seed,
-    exception_text,
+    fault_of,
     is_int,
     shorten,
     text,
 )
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.table import GameType, Outcome
-from eleusis_lab.record import OVER_TIME, RAISED, Fault, describe_agent
+from eleusis_lab.record import OVER_TIME, Fault, describe_agent
 from eleusis_lab.secrets.agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
 from eleusis_lab.secrets.draw import (
     draw_secrets_board,
@@ -136,10 +139,13 @@ class SecretsConfig:
         few hundred turns at most.
     on_fault : {"substitute", "raise"}
         What an agent's fault does (see below); ``"raise"`` stops the game at the first
-        one: an exception goes up unchanged, an illegal action or a decision over time
-        raises `AgentError`.
+        one: an exception goes up unchanged, an illegal action, a decision over time or
+        a call stopped at the limit raises `AgentError`.
     decision_seconds : float or None
         Time budget of one ``choose_action`` or ``answer_duel`` call; None: no limit.
+    decision_limit : float or None
+        Hard limit of every call of an agent (``start_game``, ``choose_action``,
+        ``answer_duel``, ``observe``), in seconds (60); None: no limit.
 
     Notes
     -----
@@ -149,14 +155,16 @@ class SecretsConfig:
     the legal actions: the first legal action is played instead (a fixed, free choice
     that `replay_secrets` checks). ``answer_duel`` raising or returning something that
     is not one of the duel's options, None or a bool: the duel is not beaten. Over the
-    time budget: only recorded, the decision stands. ``start_game`` or ``observe``
-    raising: recorded, the agent keeps its seat.
+    time budget: only recorded, the decision stands. Still running at the decision
+    limit: stopped, recorded as a ``stopped`` fault, and replaced as if it had raised.
+    ``start_game`` or ``observe`` raising or stopped: recorded, the agent keeps its
+    seat.
 
     Examples
     --------
     >>> SecretsConfig(spend_special=True).to_dict()  # doctest: +NORMALIZE_WHITESPACE
     {'spend_special': True, 'queen_takes_own': True, 'max_turns': 3000,
-     'on_fault': 'substitute', 'decision_seconds': None}
+     'on_fault': 'substitute', 'decision_seconds': None, 'decision_limit': 60.0}
     """
 
     spend_special: bool = False
@@ -164,6 +172,7 @@ class SecretsConfig:
     max_turns: int = 3000
     on_fault: str = "substitute"
     decision_seconds: float | None = None
+    decision_limit: float | None = DECISION_LIMIT
 
     def __post_init__(self) -> None:
         for name in ("spend_special", "queen_takes_own"):
@@ -171,7 +180,7 @@ class SecretsConfig:
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if not (is_int(self.max_turns) and self.max_turns >= 0):
             raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
-        check_fault_options(self.on_fault, self.decision_seconds)
+        check_fault_options(self.on_fault, self.decision_seconds, self.decision_limit)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `SecretsRecord`)."""
@@ -213,6 +222,7 @@ class _Faults:
         self.agents = agents
         self.stop = config.on_fault == "raise"
         self.budget = config.decision_seconds
+        self.limit = DecisionLimit(config.decision_limit)
         self.faults: list[Fault] = []
 
     def add(self, seat: int, kind: str, message: str, step: int, call: str) -> None:
@@ -226,14 +236,16 @@ class _Faults:
         return AgentError(f"seat {seat} ({text(repr, self.agents[seat])}) {message}")
 
     def call(self, seat: int, step: int, name: str, method: Callable, *args: Any) -> Any:
-        """``method(*args)``, timed; returns ``(answer, failed)``."""
+        """``method(*args)``, timed and limited; returns ``(answer, failed)``."""
         started = perf_counter()
         try:
-            answer = method(*args)
+            answer = self.limit.call(method, *args)
         except Exception as error:
+            if self.stop and isinstance(error, DecisionStopped):
+                raise self.error(seat, str(error)) from error
             if self.stop:
                 raise
-            self.add(seat, RAISED, exception_text(error), step, name)
+            self.add(seat, *fault_of(error), step, name)
             return None, True
         if self.budget is not None and name in ("choose_action", "answer_duel"):
             seconds = perf_counter() - started
@@ -276,8 +288,9 @@ def play_secrets(
     Raises
     ------
     AgentError
-        Only with ``config.on_fault="raise"``: an illegal action or answer, or a decision
-        over the time budget. By default faults are recorded (see `SecretsConfig`).
+        Only with ``config.on_fault="raise"``: an illegal action or answer, a decision
+        over the time budget or a call stopped at the decision limit. By default faults
+        are recorded (see `SecretsConfig`).
     ConfigError
         For a number of agents other than 4, a shared agent object or a bad seed.
 
@@ -302,37 +315,38 @@ def play_secrets(
     state = SecretsState.initial(setup, config.spend_special, config.queen_takes_own)
     faults = _Faults(agents, config)
     options = config.to_dict()
-    for seat, agent in enumerate(agents):
-        info = SecretsInfo(seat, SEAT_SUITS[seat], setup.hands[seat], options)
-        faults.call(seat, -1, "start_game", agent.start_game, info, agent_rngs[seat])
+    with faults.limit:  # armed for the game
+        for seat, agent in enumerate(agents):
+            info = SecretsInfo(seat, SEAT_SUITS[seat], setup.hands[seat], options)
+            faults.call(seat, -1, "start_game", agent.start_game, info, agent_rngs[seat])
 
-    steps: list[SecretsStep] = []
-    while True:
-        if state.over:
-            end = NO_PIECES
-            break
-        if state.blocked:
-            end = BLOCKED
-            break
-        if len(steps) >= config.max_turns:
-            end = TURN_CAP
-            break
-        k, seat = len(steps), state.seat
-        at = state.active()
-        piece = state.occupants[at]
-        legal = state.legal_actions()
-        beat: Card | None = None
-        if not legal:
-            action = _SKIP
-        else:
-            action = _choose(faults, agents[seat], seat, k, state, legal)
-            if action.kind == DUEL:
-                beat = _answer(faults, agents, k, state, action)
-        effects = state.apply(action, beat)
-        step = SecretsStep(seat, piece, at, action, beat, effects)
-        steps.append(step)
-        for t, agent in enumerate(agents):
-            faults.call(t, k, "observe", agent.observe, step)
+        steps: list[SecretsStep] = []
+        while True:
+            if state.over:
+                end = NO_PIECES
+                break
+            if state.blocked:
+                end = BLOCKED
+                break
+            if len(steps) >= config.max_turns:
+                end = TURN_CAP
+                break
+            k, seat = len(steps), state.seat
+            at = state.active()
+            piece = state.occupants[at]
+            legal = state.legal_actions()
+            beat: Card | None = None
+            if not legal:
+                action = _SKIP
+            else:
+                action = _choose(faults, agents[seat], seat, k, state, legal)
+                if action.kind == DUEL:
+                    beat = _answer(faults, agents, k, state, action)
+            effects = state.apply(action, beat)
+            step = SecretsStep(seat, piece, at, action, beat, effects)
+            steps.append(step)
+            for t, agent in enumerate(agents):
+                faults.call(t, k, "observe", agent.observe, step)
 
     scores = state.scores()
     return SecretsRecord(

@@ -32,6 +32,7 @@ from eleusis_lab.cards import SUIT_NAMES, Card
 from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
+    STOPPED,
     Fault,
     FaultRules,
     JsonRecord,
@@ -86,9 +87,9 @@ END_REASONS = {
     TURN_CAP: "the turn cap was hit",
 }
 
-#: An agent's fault kind of Secrets besides `RAISED` and `OVER_TIME`.
+#: An agent's fault kind of Secrets besides `RAISED`, `OVER_TIME` and `STOPPED`.
 ILLEGAL_ACTION = "illegal_action"
-FAULT_KINDS = (RAISED, ILLEGAL_ACTION, OVER_TIME)
+FAULT_KINDS = (RAISED, ILLEGAL_ACTION, OVER_TIME, STOPPED)
 #: The agent methods a fault of Secrets can happen in (`Fault.call`).
 FAULT_CALLS = ("start_game", "choose_action", "answer_duel", "observe")
 

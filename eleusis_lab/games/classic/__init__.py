@@ -18,10 +18,10 @@ Turn order: seats 0..N-1 in turn, cyclically (seat 0 sits left of the dealer). P
 skips seats whose hand is empty; phase 2 goes on with the seat after the last phase-1
 player, so the rotation is never broken.
 
-Faults: an agent that raises, plays a card it may not play or overruns a time budget
-does not bring down a batch. The game records the fault (`eleusis_lab.record.Fault`)
-and goes on by the rule documented in `ClassicConfig` (``on_fault="raise"`` stops it
-instead, for debugging an agent).
+Faults: an agent that raises, plays a card it may not play, overruns a time budget or
+hangs (it is stopped at the decision limit) does not bring down a batch. The game
+records the fault (`eleusis_lab.record.Fault`) and goes on by the rule documented in
+`ClassicConfig` (``on_fault="raise"`` stops it instead, for debugging an agent).
 
 Examples
 --------

@@ -24,6 +24,7 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event, GameTraits, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.engines import (
+    DECISION_LIMIT,
     FaultLog,
     check_agents,
     check_fault_options,
@@ -62,6 +63,11 @@ class ClassicConfig:
         unchanged, an illegal card or a decision over time raises `AgentError`.
     decision_seconds : float or None
         Time budget of one ``choose_play`` call, in seconds; ``None``: no limit.
+    decision_limit : float or None
+        Hard limit of every call of an agent (``start_game``, ``choose_play``,
+        ``observe``), in seconds (60); ``None``: no limit. A call still running then is
+        stopped (see below). Enforced only where the game is played in the main thread
+        on Linux or macOS (`eleusis_lab.engines.DecisionLimit`).
 
     Notes
     -----
@@ -84,6 +90,12 @@ class ClassicConfig:
     - ``start_game`` or ``observe`` raises: recorded; the agent keeps its seat and the
       game goes on (a failed ``observe`` is that agent's loss of one update; the other
       agents still observe the event).
+    - A call still running at ``decision_limit`` is interrupted and recorded as a
+      ``stopped`` fault; the game goes on as if the call had raised (a card is
+      substituted for a ``choose_play``). Unlike the budget, the limit is a guard
+      against agents that hang, not a measure: set it far above any decision, as a
+      stopped decision depends on the speed of the machine. With ``on_fault="raise"``
+      it raises `AgentError`.
 
     Only ``Exception`` is caught: ``KeyboardInterrupt`` and ``SystemExit`` stop a game.
 
@@ -91,7 +103,7 @@ class ClassicConfig:
     --------
     >>> ClassicConfig(hand_size=7).to_dict()  # doctest: +NORMALIZE_WHITESPACE
     {'hand_size': 7, 'retry_in_turn': False, 'max_turns': 1000, 'on_fault': 'substitute',
-     'decision_seconds': None}
+     'decision_seconds': None, 'decision_limit': 60.0}
     """
 
     hand_size: int | None = None
@@ -99,6 +111,7 @@ class ClassicConfig:
     max_turns: int = 1000
     on_fault: str = "substitute"
     decision_seconds: float | None = None
+    decision_limit: float | None = DECISION_LIMIT
 
     def __post_init__(self) -> None:
         if self.hand_size is not None and not (is_int(self.hand_size) and self.hand_size >= 1):
@@ -109,7 +122,7 @@ class ClassicConfig:
             raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
         if not isinstance(self.retry_in_turn, bool):
             raise ConfigError(f"retry_in_turn must be True or False, got {self.retry_in_turn!r}")
-        check_fault_options(self.on_fault, self.decision_seconds)
+        check_fault_options(self.on_fault, self.decision_seconds, self.decision_limit)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `GameRecord`)."""
@@ -177,8 +190,9 @@ def play_classic(
     ------
     AgentError
         Only with ``config.on_fault="raise"``: when an agent plays a card it may not play
-        now (naming the seat, agent and card) or decides over the time budget. By
-        default faults are recorded and the game goes on (see `ClassicConfig`).
+        now (naming the seat, agent and card), decides over the time budget or is
+        stopped at the decision limit. By default faults are recorded and the game goes
+        on (see `ClassicConfig`).
     ConfigError
         For fewer than 2 agents, a shared agent object, a bad seed or hand size.
 
@@ -244,105 +258,106 @@ def play_main_line(
     deal = tuple(map(tuple, hands))
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
-    stop = faults.stop
-    faults.start_games(game, traits, rule, starter, deal, agent_rngs)
+    with faults.limit:  # armed for the game
+        faults.start_games(game, traits, rule, starter, deal, agent_rngs)
 
-    # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
-    # piles are dicts keyed by the card itself (two decks hold duplicate faces: a card's
-    # copy tells them apart), so that checking and removing a played card costs one
-    # lookup, not a scan; dicts keep the order cards are offered in.
-    choose = [agent.choose_play for agent in agents]
-    if config.decision_seconds is not None:
-        # Timed choices are wrapped once here: untimed games pay nothing for the budget,
-        # and faults cost them only a try block (free until something is raised).
-        choose = [faults.timed(seat, method) for seat, method in enumerate(choose)]
-    observers = [agent.observe for agent in agents]
-    legal_mask = rule.legal_mask
-    main: tuple[Card, ...] = (starter,)
-    last_right: bool | None = None
-    held_hands: list[dict[Card, None]] = [dict.fromkeys(hand) for hand in deal]
-    piles: list[dict[Card, None]] = [{} for _ in range(n)]
-    pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
+        # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
+        # piles are dicts keyed by the card itself (two decks hold duplicate faces: a card's
+        # copy tells them apart), so that checking and removing a played card costs one
+        # lookup, not a scan; dicts keep the order cards are offered in.
+        choose = [agent.choose_play for agent in agents]
+        if config.decision_seconds is not None:
+            # Timed choices are wrapped once here: untimed games pay nothing for the budget,
+            # and faults cost them only a try block (free until something is raised).
+            choose = [faults.timed(seat, method) for seat, method in enumerate(choose)]
+        observers = faults.observers()
+        decide = faults.limit.call
+        legal_mask = rule.legal_mask
+        main: tuple[Card, ...] = (starter,)
+        last_right: bool | None = None
+        held_hands: list[dict[Card, None]] = [dict.fromkeys(hand) for hand in deal]
+        piles: list[dict[Card, None]] = [{} for _ in range(n)]
+        pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
 
-    def ask(seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[Card, None]) -> Card:
-        """The seat's card, or the first offered card after a recorded fault."""
-        obs = Observation(game, seat, phase, offered, main, tuple(pile_view), last_right)
-        try:
-            card = choose[seat](obs)
-        except Exception as error:
-            if stop:
-                raise
-            card = faults.raised(seat, phase, offered, error)
-        if not isinstance(card, Card) or card not in allowed:
-            card = faults.illegal(seat, phase, offered, card)
-        return card
+        def ask(
+            seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[Card, None]
+        ) -> Card:
+            """The seat's card, or the first offered card after a recorded fault."""
+            obs = Observation(game, seat, phase, offered, main, tuple(pile_view), last_right)
+            try:
+                card = decide(choose[seat], obs)
+            except Exception as error:
+                card = faults.raised(seat, phase, offered, error)
+            if not isinstance(card, Card) or card not in allowed:
+                card = faults.illegal(seat, phase, offered, card)
+            return card
 
-    # -- phase 1: every card of every hand is played once ---------------------------
-    seat, to_play = 0, sum(len(hand) for hand in deal)
-    while to_play:
-        hand = held_hands[seat]
-        if hand:
-            card = ask(seat, 1, tuple(hand), hand)
-            del hand[card]
-            right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
-            event = Event(seat, card, 1, right, len(main) - 1)
-            if right:
-                main += (card,)
-            else:
-                piles[seat][card] = None
-                pile_view[seat] += (card,)
-            last_right = right
-            faults.announce(event, observers)
-            to_play -= 1
-        seat = (seat + 1) % n
-    wrong_after_phase1 = tuple(pile_view)
+        # -- phase 1: every card of every hand is played once ---------------------------
+        seat, to_play = 0, sum(len(hand) for hand in deal)
+        while to_play:
+            hand = held_hands[seat]
+            if hand:
+                card = ask(seat, 1, tuple(hand), hand)
+                del hand[card]
+                right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
+                event = Event(seat, card, 1, right, len(main) - 1)
+                if right:
+                    main += (card,)
+                else:
+                    piles[seat][card] = None
+                    pile_view[seat] += (card,)
+                last_right = right
+                faults.announce(event, observers)
+                to_play -= 1
+            seat = (seat + 1) % n
+        wrong_after_phase1 = tuple(pile_view)
 
-    # -- phase 2: the wrong cards, until someone is out or nothing can be played -----
-    copies = [0] * N_FACES  # copies of each face held by anyone
-    for pile in piles:
-        for card in pile:
-            copies[card.face] += 1
-    held = sum(1 << face for face in range(N_FACES) if copies[face])
-    retry = getattr(config, "retry_in_turn", False)
-    max_turns, turns = config.max_turns, 0
-    end = PLAYER_OUT if not all(piles) else None
-    while end is None:
-        mask = legal_mask(Context(main, last_right))
-        if not mask & held:
-            end = NO_PLAYABLE_CARD  # the dealer declares that play cannot continue
-            break
-        if turns >= max_turns:
-            end = TURN_CAP
-            break
-        turns += 1
-        pile = piles[seat]
-        untried = pile
-        while True:
-            offered = pile_view[seat] if untried is pile else tuple(untried)
-            card = ask(seat, 2, offered, untried)
-            right = bool((mask >> card.face) & 1)
-            event = Event(seat, card, 2, right, len(main) - 1)
-            if right:
-                del pile[card]
-                pile_view[seat] = tuple(pile)
-                copies[card.face] -= 1
-                if not copies[card.face]:
-                    held &= ~(1 << card.face)
-                main += (card,)
-            last_right = right  # a wrong card stays where it was
-            faults.announce(event, observers)
-            if right or not retry:
-                break
-            # The option of RULES.md 1.5: try another card in the same turn.
-            if untried is pile:
-                untried = dict(pile)
-            del untried[card]
-            if not untried:
-                break
+        # -- phase 2: the wrong cards, until someone is out or nothing can be played -----
+        copies = [0] * N_FACES  # copies of each face held by anyone
+        for pile in piles:
+            for card in pile:
+                copies[card.face] += 1
+        held = sum(1 << face for face in range(N_FACES) if copies[face])
+        retry = getattr(config, "retry_in_turn", False)
+        max_turns, turns = config.max_turns, 0
+        end = PLAYER_OUT if not all(piles) else None
+        while end is None:
             mask = legal_mask(Context(main, last_right))
-        if not pile:
-            end = PLAYER_OUT
-        seat = (seat + 1) % n
+            if not mask & held:
+                end = NO_PLAYABLE_CARD  # the dealer declares that play cannot continue
+                break
+            if turns >= max_turns:
+                end = TURN_CAP
+                break
+            turns += 1
+            pile = piles[seat]
+            untried = pile
+            while True:
+                offered = pile_view[seat] if untried is pile else tuple(untried)
+                card = ask(seat, 2, offered, untried)
+                right = bool((mask >> card.face) & 1)
+                event = Event(seat, card, 2, right, len(main) - 1)
+                if right:
+                    del pile[card]
+                    pile_view[seat] = tuple(pile)
+                    copies[card.face] -= 1
+                    if not copies[card.face]:
+                        held &= ~(1 << card.face)
+                    main += (card,)
+                last_right = right  # a wrong card stays where it was
+                faults.announce(event, observers)
+                if right or not retry:
+                    break
+                # The option of RULES.md 1.5: try another card in the same turn.
+                if untried is pile:
+                    untried = dict(pile)
+                del untried[card]
+                if not untried:
+                    break
+                mask = legal_mask(Context(main, last_right))
+            if not pile:
+                end = PLAYER_OUT
+            seat = (seat + 1) % n
 
     cards_left = tuple(len(pile) for pile in piles)
     return GameRecord(

@@ -21,14 +21,15 @@ verdict, and as ``wrong_cards`` a single pile, the side column. ``choose_play`` 
 never called. The record keeps every probability, not only the token, so accuracy
 and calibration curves can be drawn card by card (`DelphiRecord.prediction_table`).
 
-Faults (with ``on_fault="substitute"``, the default): a ``predict`` that raises or
-returns anything but one probability in [0, 1] for the one card asked is recorded as a
-`eleusis_lab.record.Fault` (``call="predict"``, kind `RAISED` or `NOT_A_PROBABILITY`)
-and counts as the probability 0.5 (`SUBSTITUTE_PROBABILITY`), hence the token "right";
-a prediction over ``decision_seconds`` is kept and the fault (`OVER_TIME`) only
-recorded, so results never depend on the speed of the machine; a ``start_game`` or
-``observe`` that raises is recorded and the agent keeps its seat. ``on_fault="raise"``
-stops the game at the first fault instead.
+Faults (with ``on_fault="substitute"``, the default): a ``predict`` that raises, is
+still running at ``decision_limit`` (then stopped) or returns anything but one
+probability in [0, 1] for the one card asked is recorded as a
+`eleusis_lab.record.Fault` (``call="predict"``, kind `RAISED`, ``"stopped"`` or
+`NOT_A_PROBABILITY`) and counts as the probability 0.5 (`SUBSTITUTE_PROBABILITY`),
+hence the token "right"; a prediction over ``decision_seconds`` is kept and the fault
+(`OVER_TIME`) only recorded, so results never depend on the speed of the machine; a
+``start_game`` or ``observe`` that raises or is stopped is recorded and the agent keeps
+its seat. ``on_fault="raise"`` stops the game at the first fault instead.
 
 The package: the record, its vocabulary and layout (`record`), the engine (`engine`),
 its replay (`replay`), the scores (`scoring`), a match (`match`), what a person at a

@@ -13,11 +13,11 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event, GameTraits, Observation
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
+    DECISION_LIMIT,
     FaultLog,
     check_agents,
     check_fault_options,
     check_seed,
-    exception_text,
     shown,
 )
 from eleusis_lab.games.delphi.record import (
@@ -32,7 +32,6 @@ from eleusis_lab.games.delphi.record import (
 from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
 from eleusis_lab.record import (
     OVER_TIME,
-    RAISED,
     describe_agent,
 )
 from eleusis_lab.rules import Context, Rule, parse
@@ -50,22 +49,28 @@ class DelphiConfig:
     on_fault : {"substitute", "raise"}
         ``"substitute"``: record the fault and go on (a faulty prediction counts as
         `SUBSTITUTE_PROBABILITY`); ``"raise"``: stop the game at the first fault (an
-        exception of the agent goes up unchanged, a bad probability or a prediction
-        over time raises `eleusis_lab.errors.AgentError`).
+        exception of the agent goes up unchanged, a bad probability, a prediction over
+        time or a stopped call raises `eleusis_lab.errors.AgentError`).
     decision_seconds : float or None
         Time budget of one ``predict`` call, in seconds; ``None``: no limit.
+    decision_limit : float or None
+        Hard limit of every call of an agent (``start_game``, ``predict``,
+        ``observe``), in seconds (60); ``None``: no limit. A call still running then is
+        stopped, recorded as a ``stopped`` fault, and counts as if it had raised, as in
+        classic Eleusis (`eleusis_lab.games.classic.ClassicConfig`).
 
     Examples
     --------
     >>> DelphiConfig().to_dict()
-    {'on_fault': 'substitute', 'decision_seconds': None}
+    {'on_fault': 'substitute', 'decision_seconds': None, 'decision_limit': 60.0}
     """
 
     on_fault: str = "substitute"
     decision_seconds: float | None = None
+    decision_limit: float | None = DECISION_LIMIT
 
     def __post_init__(self) -> None:
-        check_fault_options(self.on_fault, self.decision_seconds)
+        check_fault_options(self.on_fault, self.decision_seconds, self.decision_limit)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `DelphiRecord`)."""
@@ -137,7 +142,8 @@ def play_delphi(
         For no agent, a non-agent, a shared agent object or a bad seed.
     AgentError
         Only with ``config.on_fault="raise"``: for a prediction that is not a
-        probability or over the time budget (an agent's own exception goes up as is).
+        probability, over the time budget or stopped at the decision limit (an agent's
+        own exception goes up as is).
 
     Examples
     --------
@@ -166,60 +172,61 @@ def play_delphi(
     agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
-    stop, budget = faults.stop, config.decision_seconds
-    faults.start_games(GAME, TRAITS, rule, starter, ((),) * n, agent_rngs)
+    stop, budget, decide = faults.stop, config.decision_seconds, faults.limit.call
+    with faults.limit:  # armed for the game
+        faults.start_games(GAME, TRAITS, rule, starter, ((),) * n, agent_rngs)
 
-    predictors = [agent.predict for agent in agents]
-    observers = [agent.observe for agent in agents]
+        predictors = [agent.predict for agent in agents]
+        observers = faults.observers()
 
-    def ask(seat: int, obs: Observation, card: Card) -> float:
-        """The seat's probability that ``card`` is right, or 0.5 after a fault."""
-        started = perf_counter()
-        try:
-            result = predictors[seat](obs, [card])
-        except Exception as error:
-            if stop:
-                raise
-            faults.add(seat, RAISED, exception_text(error), len(events), 1, "predict")
-            return SUBSTITUTE_PROBABILITY
-        seconds = perf_counter() - started
-        if budget is not None and seconds > budget:
-            message = f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
-            if stop:
-                raise faults.agent_error(seat, message)
-            faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
-        probability = _probability(result)
-        if probability is None:
-            message = (
-                f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
-                " one card asked"
+        def ask(seat: int, obs: Observation, card: Card) -> float:
+            """The seat's probability that ``card`` is right, or 0.5 after a fault."""
+            started = perf_counter()
+            try:
+                result = decide(predictors[seat], obs, [card])
+            except Exception as error:
+                faults.failed(seat, error, len(events), 1, "predict")
+                return SUBSTITUTE_PROBABILITY
+            seconds = perf_counter() - started
+            if budget is not None and seconds > budget:
+                message = (
+                    f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
+                )
+                if stop:
+                    raise faults.agent_error(seat, message)
+                faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
+            probability = _probability(result)
+            if probability is None:
+                message = (
+                    f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
+                    " one card asked"
+                )
+                if stop:
+                    raise faults.agent_error(seat, message)
+                faults.add(seat, NOT_A_PROBABILITY, message, len(events), 1, "predict")
+                return SUBSTITUTE_PROBABILITY
+            return probability
+
+        legal_mask = rule.legal_mask
+        main: tuple[Card, ...] = (starter,)
+        side: tuple[Card, ...] = ()
+        last_right: bool | None = None
+        probabilities: list[tuple[float, ...]] = []
+        for card in cards:
+            # Every player predicts before anyone hears the verdict.
+            row = tuple(
+                ask(seat, Observation(GAME, seat, 1, (), main, (side,), last_right), card)
+                for seat in range(n)
             )
-            if stop:
-                raise faults.agent_error(seat, message)
-            faults.add(seat, NOT_A_PROBABILITY, message, len(events), 1, "predict")
-            return SUBSTITUTE_PROBABILITY
-        return probability
-
-    legal_mask = rule.legal_mask
-    main: tuple[Card, ...] = (starter,)
-    side: tuple[Card, ...] = ()
-    last_right: bool | None = None
-    probabilities: list[tuple[float, ...]] = []
-    for card in cards:
-        # Every player predicts before anyone hears the verdict.
-        row = tuple(
-            ask(seat, Observation(GAME, seat, 1, (), main, (side,), last_right), card)
-            for seat in range(n)
-        )
-        right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
-        event = Event(ORACLE, card, 1, right, len(main) - 1)
-        probabilities.append(row)
-        if right:
-            main += (card,)
-        else:
-            side += (card,)
-        last_right = right
-        faults.announce(event, observers)
+            right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
+            event = Event(ORACLE, card, 1, right, len(main) - 1)
+            probabilities.append(row)
+            if right:
+                main += (card,)
+            else:
+                side += (card,)
+            last_right = right
+            faults.announce(event, observers)
 
     hits = [
         [(p >= TOKEN_THRESHOLD) == event.right for p in row]

@@ -16,6 +16,7 @@ from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
+    STOPPED,
     Fault,
     JsonRecord,
     RecordError,
@@ -45,7 +46,7 @@ SUBSTITUTE_PROBABILITY = 0.5
 NOT_A_PROBABILITY = "not_a_probability"
 #: The agent methods a Delphi game calls, hence where its faults can be.
 DELPHI_FAULT_CALLS = ("start_game", "predict", "observe")
-PREDICT_FAULT_KINDS = (RAISED, NOT_A_PROBABILITY, OVER_TIME)
+PREDICT_FAULT_KINDS = (RAISED, NOT_A_PROBABILITY, OVER_TIME, STOPPED)
 DECK = tuple(standard_deck())
 FORMAT_VERSION = 1
 

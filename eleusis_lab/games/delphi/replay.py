@@ -11,7 +11,6 @@ from eleusis_lab.games.delphi.record import (
     DECK,
     DELPHI_FAULT_CALLS,
     GAME,
-    NOT_A_PROBABILITY,
     ORACLE,
     PREDICT_FAULT_KINDS,
     SUBSTITUTE_PROBABILITY,
@@ -20,7 +19,7 @@ from eleusis_lab.games.delphi.record import (
 )
 from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
 from eleusis_lab.record import (
-    RAISED,
+    OVER_TIME,
     FaultRules,
     card_text,
     check_faults,
@@ -165,4 +164,4 @@ def _check_faults(rec: DelphiRecord) -> list[str]:
 
 
 def _substituted(fault) -> bool:
-    return fault.call == "predict" and fault.kind in (RAISED, NOT_A_PROBABILITY)
+    return fault.call == "predict" and fault.kind != OVER_TIME

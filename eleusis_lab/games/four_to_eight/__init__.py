@@ -29,9 +29,10 @@
 
 Randomness and faults are as in classic Eleusis (`eleusis_lab.games.classic`): one
 ``numpy.random.SeedSequence`` shuffles the deck and spawns every agent's generator;
-an agent that raises, plays a card it may not play or overruns ``decision_seconds`` is
-recorded as a `eleusis_lab.record.Fault` and replaced by the first card it could play
-(see `eleusis_lab.games.classic.ClassicConfig` for the full rule).
+an agent that raises, plays a card it may not play, overruns ``decision_seconds`` or is
+stopped at ``decision_limit`` is recorded as a `eleusis_lab.record.Fault`, and but for
+the budget replaced by the first card it could play (see
+`eleusis_lab.games.classic.ClassicConfig` for the full rule).
 
 The package: the engine (`engine`), its replay (`replay`), its layout (`layout`), the
 scores (`scoring`), a match where every participant deals once (`match`), and here the

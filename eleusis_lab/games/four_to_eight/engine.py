@@ -19,6 +19,7 @@ import numpy as np
 from eleusis_lab.agent import Agent, GameTraits
 from eleusis_lab.cards import Card, DeckPlan, seed004_deck
 from eleusis_lab.engines import (
+    DECISION_LIMIT,
     check_agents,
     check_fault_options,
     check_seed,
@@ -86,17 +87,23 @@ class FourToEightConfig:
         the agent could play, or stop the game.
     decision_seconds : float or None
         Time budget of one ``choose_play`` call, in seconds; ``None``: no limit.
+    decision_limit : float or None
+        Hard limit of every call of an agent, in seconds (60); ``None``: no limit. A
+        call still running then is stopped and the game goes on as if it had raised,
+        as in classic Eleusis.
 
     Examples
     --------
-    >>> FourToEightConfig(hand_size=5).to_dict()
-    {'hand_size': 5, 'max_turns': 1000, 'on_fault': 'substitute', 'decision_seconds': None}
+    >>> FourToEightConfig(hand_size=5).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'hand_size': 5, 'max_turns': 1000, 'on_fault': 'substitute', 'decision_seconds': None,
+     'decision_limit': 60.0}
     """
 
     hand_size: int | None = None
     max_turns: int = 1000
     on_fault: str = "substitute"
     decision_seconds: float | None = None
+    decision_limit: float | None = DECISION_LIMIT
 
     def __post_init__(self) -> None:
         if self.hand_size is not None and not (is_int(self.hand_size) and self.hand_size >= 1):
@@ -105,7 +112,7 @@ class FourToEightConfig:
             )
         if not (is_int(self.max_turns) and self.max_turns >= 0):
             raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
-        check_fault_options(self.on_fault, self.decision_seconds)
+        check_fault_options(self.on_fault, self.decision_seconds, self.decision_limit)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `GameRecord`)."""

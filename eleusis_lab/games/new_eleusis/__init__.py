@@ -47,11 +47,12 @@ added deck are shuffled by a generator on it, and every agent gets its own gener
 spawned from it (as in classic Eleusis).
 
 Faults: as in classic Eleusis (`eleusis_lab.games.classic.ClassicConfig`), an agent that
-raises, answers something it may not or overruns the time budget is recorded as a
-`eleusis_lab.record.Fault` and replaced by a fixed choice that draws on no random
-stream: the turn becomes the first card of its hand played alone, a Prophet's call
-becomes "right", and a declaration of Prophet becomes "no". A `Fault`'s ``event`` is
-the index of the turn in `NewEleusisRecord.turns`, its ``call`` the agent method.
+raises, answers something it may not, overruns the time budget or is stopped at the
+decision limit is recorded as a `eleusis_lab.record.Fault` and (but for the budget)
+replaced by a fixed choice that draws on no random stream: the turn becomes the first
+card of its hand played alone, a Prophet's call becomes "right", and a declaration of
+Prophet becomes "no". A `Fault`'s ``event`` is the index of the turn in
+`NewEleusisRecord.turns`, its ``call`` the agent method.
 
 Examples
 --------

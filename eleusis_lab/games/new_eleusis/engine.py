@@ -14,12 +14,12 @@ import numpy as np
 from eleusis_lab.agent import Agent, GameTraits
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.engines import (
+    DECISION_LIMIT,
     FaultLog,
     check_agents,
     check_capabilities,
     check_fault_options,
     check_seed,
-    exception_text,
     is_int,
     shorten,
     shown,
@@ -42,7 +42,6 @@ from eleusis_lab.games.new_eleusis.table import (
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     OVER_TIME,
-    RAISED,
     TURN_CAP,
     describe_agent,
 )
@@ -81,18 +80,22 @@ class NewEleusisConfig:
         Cap on the number of turns, a safety net; reaching it is recorded.
     on_fault : {"substitute", "raise"}
         What an agent's fault does: recorded and replaced (see the module docstring),
-        or stop the game (an agent's exception goes up unchanged, an illegal answer or
-        a decision over time raises `eleusis_lab.errors.AgentError`).
+        or stop the game (an agent's exception goes up unchanged, an illegal answer, a
+        decision over time or a stopped call raises `eleusis_lab.errors.AgentError`).
     decision_seconds : float or None
         Time budget of one decision (``choose_turn``, ``declare_prophet``,
         ``call_play``, ``call_no_play``); a late decision stands and is recorded.
+    decision_limit : float or None
+        Hard limit of every call of an agent (the decisions, ``start_game``,
+        ``observe``), in seconds (60); ``None``: no limit. A call still running then is
+        stopped, recorded as a ``stopped`` fault and replaced as if it had raised.
 
     Examples
     --------
     >>> NewEleusisConfig(max_turns=50).to_dict()  # doctest: +NORMALIZE_WHITESPACE
     {'hand_size': 14, 'sudden_death_after': 40, 'sudden_death_after_marker': 30,
      'low_stock': 4, 'count_dealer': False, 'max_turns': 50, 'on_fault': 'substitute',
-     'decision_seconds': None}
+     'decision_seconds': None, 'decision_limit': 60.0}
     """
 
     hand_size: int = 14
@@ -103,6 +106,7 @@ class NewEleusisConfig:
     max_turns: int = 1000
     on_fault: str = "substitute"
     decision_seconds: float | None = None
+    decision_limit: float | None = DECISION_LIMIT
 
     def __post_init__(self) -> None:
         for name, least in (
@@ -122,7 +126,7 @@ class NewEleusisConfig:
             )
         if not isinstance(self.count_dealer, bool):
             raise ConfigError(f"count_dealer must be True or False, got {self.count_dealer!r}")
-        check_fault_options(self.on_fault, self.decision_seconds)
+        check_fault_options(self.on_fault, self.decision_seconds, self.decision_limit)
 
     def to_dict(self) -> dict[str, object]:
         """The options as a plain dict (as stored in a `NewEleusisRecord`)."""
@@ -193,7 +197,8 @@ def play_new_eleusis(
         the round's decisions (`NewEleusisDecisions`), a rule that reads
         ``last_play_right``, a bad seed or a hand size the decks cannot deal.
     AgentError
-        Only with ``on_fault="raise"``, at an agent's illegal answer or late decision.
+        Only with ``on_fault="raise"``, at an agent's illegal answer, late decision or
+        call stopped at the decision limit.
 
     Examples
     --------
@@ -220,96 +225,93 @@ def play_new_eleusis(
     agent_rngs = [np.random.default_rng(child) for child in table.sequence.spawn(n)]
     turns: list[Turn] = []
     faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
-    stop, budget = faults.stop, config.decision_seconds
+    stop, budget, decide = faults.stop, config.decision_seconds, faults.limit.call
 
-    faults.start_games(GAME, TRAITS, rule, table.starter, table.deal, agent_rngs)
+    with faults.limit:  # armed for the game
+        faults.start_games(GAME, TRAITS, rule, table.starter, table.deal, agent_rngs)
 
-    def ask(
-        seat: int,
-        call: str,
-        method: Callable[..., Any],
-        args: tuple,
-        phase: int,
-        problem: Callable[[Any], str | None],
-        substitute: Any,
-        turn: int,
-    ) -> Any:
-        """An agent's decision, or ``substitute`` after a recorded fault."""
-        started = perf_counter()
-        try:
-            value = method(*args)
-        except Exception as error:
-            if stop:
-                raise
-            faults.add(seat, RAISED, exception_text(error), turn, phase, call)
-            return substitute
-        if budget is not None:
-            seconds = perf_counter() - started
-            if seconds > budget:
-                message = (
-                    f"took {seconds * 1e3:.3g} ms to decide ({call}); the budget is"
-                    f" {budget * 1e3:.3g} ms"
-                )
+        def ask(
+            seat: int,
+            call: str,
+            method: Callable[..., Any],
+            args: tuple,
+            phase: int,
+            problem: Callable[[Any], str | None],
+            substitute: Any,
+            turn: int,
+        ) -> Any:
+            """An agent's decision, or ``substitute`` after a recorded fault."""
+            started = perf_counter()
+            try:
+                value = decide(method, *args)
+            except Exception as error:
+                faults.failed(seat, error, turn, phase, call)
+                return substitute
+            if budget is not None:
+                seconds = perf_counter() - started
+                if seconds > budget:
+                    message = (
+                        f"took {seconds * 1e3:.3g} ms to decide ({call}); the budget is"
+                        f" {budget * 1e3:.3g} ms"
+                    )
+                    if stop:
+                        raise faults.agent_error(seat, message)
+                    faults.add(seat, OVER_TIME, message, turn, phase, call)
+            message = problem(value)
+            if message is not None:
                 if stop:
                     raise faults.agent_error(seat, message)
-                faults.add(seat, OVER_TIME, message, turn, phase, call)
-        message = problem(value)
-        if message is not None:
-            if stop:
-                raise faults.agent_error(seat, message)
-            kind = ILLEGAL_CARD if call == "choose_turn" else ILLEGAL_DECISION
-            faults.add(seat, kind, message, turn, phase, call)
-            return substitute
-        return value
+                kind = ILLEGAL_CARD if call == "choose_turn" else ILLEGAL_DECISION
+                faults.add(seat, kind, message, turn, phase, call)
+                return substitute
+            return value
 
-    def is_bool(call: str) -> Callable[[Any], str | None]:
-        return lambda value: _bool_problem(value, call)
+        def is_bool(call: str) -> Callable[[Any], str | None]:
+            return lambda value: _bool_problem(value, call)
 
-    while table.end is None:
-        if len(turns) >= config.max_turns:
-            table.end = TURN_CAP
-            break
-        index, seat = len(turns), table.seat
-        obs = table.observation(seat)
-        hand = obs.hand
-        chosen = ask(
-            seat,
-            "choose_turn",
-            agents[seat].choose_turn,
-            (obs,),
-            obs.phase,
-            lambda value, hand=hand: turn_problem(value, hand),
-            (hand[0],),
-            index,
-        )
-        cards = () if chosen is None else tuple(chosen)
-        call = None
-        if table.prophet is not None:
-            prophet = table.prophet
-            seen = table.observation(prophet)
-            if cards:
-                method, what, args = agents[prophet].call_play, "call_play", (seen, cards)
-            else:
-                method, what, args = agents[prophet].call_no_play, "call_no_play", (seen, hand)
-            call = bool(ask(prophet, what, method, args, obs.phase, is_bool(what), True, index))
-        turn = table.play(cards, call)
-        turns.append(turn)
-        for event in turn.events():
-            for other, agent in enumerate(agents):
-                try:
-                    agent.observe(event)
-                except Exception as error:
-                    if stop:
-                        raise
-                    faults.add(other, RAISED, exception_text(error), index, turn.phase, "observe")
-        if table.can_declare(seat):
-            after = table.observation(seat)
-            method = agents[seat].declare_prophet
-            check = is_bool("declare_prophet")
-            if ask(seat, "declare_prophet", method, (after,), turn.phase, check, False, index):
-                table.declare(seat)
-                turns[-1] = replace(turn, declared_prophet=True)
-        table.advance()
+        while table.end is None:
+            if len(turns) >= config.max_turns:
+                table.end = TURN_CAP
+                break
+            index, seat = len(turns), table.seat
+            obs = table.observation(seat)
+            hand = obs.hand
+            chosen = ask(
+                seat,
+                "choose_turn",
+                agents[seat].choose_turn,
+                (obs,),
+                obs.phase,
+                lambda value, hand=hand: turn_problem(value, hand),
+                (hand[0],),
+                index,
+            )
+            cards = () if chosen is None else tuple(chosen)
+            call = None
+            if table.prophet is not None:
+                prophet = table.prophet
+                seen = table.observation(prophet)
+                if cards:
+                    method, what, args = agents[prophet].call_play, "call_play", (seen, cards)
+                else:
+                    method, what, args = agents[prophet].call_no_play, "call_no_play", (seen, hand)
+                call = bool(ask(prophet, what, method, args, obs.phase, is_bool(what), True, index))
+            turn = table.play(cards, call)
+            turns.append(turn)
+            for event in turn.events():
+                for other, agent in enumerate(agents):
+                    try:
+                        decide(agent.observe, event)
+                    except Exception as error:
+                        faults.failed(other, error, index, turn.phase, "observe")
+            if table.can_declare(seat):
+                after = table.observation(seat)
+                method = agents[seat].declare_prophet
+                check = is_bool("declare_prophet")
+                if ask(seat, "declare_prophet", method, (after,), turn.phase, check, False, index):
+                    table.declare(seat)
+                    turns[-1] = replace(turn, declared_prophet=True)
+            table.advance()
 
     players, dealer = table.scores()
     return NewEleusisRecord(

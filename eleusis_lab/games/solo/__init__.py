@@ -43,8 +43,9 @@ the score of a game stopped early (`people`), and here the game's declaration,
 Randomness: the seed feeds one ``numpy.random.SeedSequence``; the deck is shuffled by a
 generator on it and the agent gets its own spawned generator, as in classic Eleusis.
 
-Faults (an agent that raises, plays a card it does not hold, or states something that
-is not rule text and a confidence in [0, 1]) are recorded as `eleusis_lab.record.Fault`
+Faults (an agent that raises, is stopped at the decision limit, plays a card it does not
+hold, or states something that is not rule text and a confidence in [0, 1]) are
+recorded as `eleusis_lab.record.Fault`
 and the game goes on, imitating `eleusis_lab.games.classic.ClassicConfig`: a faulty
 move or play is replaced by the first card of the hand, a faulty statement counts as
 none (not as a wrong declaration), a failed ``start_game`` or ``observe`` is only

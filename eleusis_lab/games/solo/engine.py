@@ -15,9 +15,13 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event, GameInfo, GameTraits, Observation
 from eleusis_lab.cards import Card, two_decks
 from eleusis_lab.engines import (
+    DECISION_LIMIT,
+    DecisionLimit,
+    DecisionStopped,
     check_capabilities,
+    check_fault_options,
     check_seed,
-    exception_text,
+    fault_of,
     is_int,
     not_offered,
     shorten,
@@ -46,6 +50,7 @@ from eleusis_lab.games.solo.scoring import MAX_TURNS, solo_score
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
+    STOPPED,
     Fault,
     describe_agent,
     sees_rule,
@@ -61,11 +66,13 @@ DECK = tuple(two_decks())
 
 #: A fault of a statement: a rule that is not text, or a confidence not in [0, 1].
 ILLEGAL_DECLARATION = "illegal_declaration"
-FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION)
+FAULT_KINDS = (RAISED, ILLEGAL_CARD, ILLEGAL_DECLARATION, STOPPED)
 FAULT_CALLS = ("start_game", "solo_move", "choose_play", "observe", "declare_rule")
 #: The faults that put the first card of the hand in place of the agent's.
 CARD_FAULTS = {
-    (call, kind) for call in ("solo_move", "choose_play") for kind in (RAISED, ILLEGAL_CARD)
+    (call, kind)
+    for call in ("solo_move", "choose_play")
+    for kind in (RAISED, STOPPED, ILLEGAL_CARD)
 }
 LEGAL_FAULTS = {
     ("solo_move", ILLEGAL_CARD),
@@ -73,7 +80,6 @@ LEGAL_FAULTS = {
     ("choose_play", ILLEGAL_CARD),
     ("declare_rule", ILLEGAL_DECLARATION),
 }
-ON_FAULT = ("substitute", "raise")
 #: When the agent states and declares: in the move, before the verdict (published), or
 #: after it.
 BEFORE_VERDICT, AFTER_VERDICT = "before_verdict", "after_verdict"
@@ -106,6 +112,10 @@ class SoloConfig:
     on_fault : {"substitute", "raise"}
         ``"substitute"`` records an agent's fault and goes on (see the module
         docstring); ``"raise"`` stops the game, for debugging an agent.
+    decision_limit : float or None
+        Hard limit of every call of the agent, in seconds (60); ``None``: no limit. A
+        call still running then is stopped, recorded as a ``stopped`` fault and
+        replaced as if it had raised (as in `eleusis_lab.games.classic.ClassicConfig`).
     simulation_games : int
         Random continuations (or games) the judge samples, only when exact analysis
         is impossible (100, as published).
@@ -117,8 +127,8 @@ class SoloConfig:
     --------
     >>> SoloConfig().to_dict()  # doctest: +NORMALIZE_WHITESPACE
     {'hand_size': 12, 'max_turns': 30, 'timing': 'before_verdict', 'judge': 'continuations',
-     'judge_plays': 40, 'on_fault': 'substitute', 'simulation_games': 100,
-     'simulation_seed': 0}
+     'judge_plays': 40, 'on_fault': 'substitute', 'decision_limit': 60.0,
+     'simulation_games': 100, 'simulation_seed': 0}
     """
 
     hand_size: int = HAND_SIZE
@@ -127,6 +137,7 @@ class SoloConfig:
     judge: str = JUDGES[0]
     judge_plays: int = JUDGE_PLAYS
     on_fault: str = "substitute"
+    decision_limit: float | None = DECISION_LIMIT
     simulation_games: int = 100
     simulation_seed: int = 0
 
@@ -143,10 +154,11 @@ class SoloConfig:
                 raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
         if self.hand_size > len(DECK) - 1:
             raise ConfigError(f"hand_size must leave a starter in the stock, got {self.hand_size}")
-        for name, allowed in (("timing", TIMINGS), ("judge", JUDGES), ("on_fault", ON_FAULT)):
+        for name, allowed in (("timing", TIMINGS), ("judge", JUDGES)):
             if getattr(self, name) not in allowed:
                 choices = " or ".join(repr(a) for a in allowed)
                 raise ConfigError(f"{name} must be {choices}, got {getattr(self, name)!r}")
+        check_fault_options(self.on_fault, decision_limit=self.decision_limit)
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (as stored in a `SoloRecord`)."""
@@ -241,9 +253,9 @@ def play_solo(
     Raises
     ------
     AgentError
-        Only with ``config.on_fault="raise"``: a card the agent does not hold, or a
-        statement that is not rule text with a confidence. (The agent's own
-        exceptions go up unchanged.)
+        Only with ``config.on_fault="raise"``: a card the agent does not hold, a
+        statement that is not rule text with a confidence, or a call stopped at the
+        decision limit. (The agent's own exceptions go up unchanged.)
     ConfigError
         For something that is not an agent, an agent without the solo game's
         decisions (capability ``"declares"``), or a bad seed.
@@ -286,91 +298,96 @@ else "red(card)"
     last_right: bool | None = None
     found: int | None = None
     turns = 0
+    limit = DecisionLimit(config.decision_limit)
 
     def fault(kind: str, message: str, event: int, phase: int, call: str) -> None:
         if stop and kind != RAISED:
-            raise AgentError(f"{agent!r} {message}")
+            raise AgentError(f"seat 0 ({text(repr, agent)}) {message}")
         faults.append(Fault(0, name, kind, message, event, phase, call))
 
     def observation() -> Observation:
         return Observation(GAME, 0, 1, tuple(hand), tuple(main), (tuple(side),), last_right)
 
+    def failed(error: Exception, event: int, phase: int, call: str) -> None:
+        if stop and not isinstance(error, DecisionStopped):
+            raise error
+        fault(*fault_of(error), event, phase, call)
+
     def ask(call: str, index: int, method: Callable[[], Any]) -> Any:
         try:
-            return method()
+            return limit.call(method)
         except Exception as error:
-            if stop:
-                raise
-            fault(RAISED, exception_text(error), index, 1, call)
+            failed(error, index, 1, call)
             return None
 
     if starter is None:
         end = NO_STARTER
     else:
-        main.append(starter)
-        told = rule if sees_rule(agent) else None
-        info = GameInfo(GAME, 0, 1, deal, starter, told, TRAITS)
-        try:
-            agent.start_game(info, agent_rng)
-        except Exception as error:
-            if stop:
-                raise
-            fault(RAISED, exception_text(error), 0, 0, "start_game")
-        end = TURN_CAP
-        for turn in range(1, config.max_turns + 1):
-            if not hand:
-                end = OUT_OF_CARDS
-                break
-            index, faulted = len(events), len(faults)
-            obs = observation()
-            if before:
-                move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
-                if move is not None and not isinstance(move, SoloMove):
-                    what = f"{shorten(text(repr, move))} (a {type(move).__name__})"
-                    fault(ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, 1, "solo_move")
-                    move = None
-                call, card = "solo_move", None if move is None else move.card
-                statement = None if move is None else (move.rule, move.confidence, move.declare)
-            else:
-                call = "choose_play"
-                card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
-            if not (isinstance(card, Card) and card in hand):
-                if card is not None or len(faults) == faulted:  # not yet a fault this turn
-                    fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, 1, call)
-                card = hand[0]
-            hand.remove(card)
-            right = bool((rule.legal_mask(Context(tuple(main), last_right)) >> card.face) & 1)
-            event = Event(0, card, 1, right, len(main) - 1)
-            (main if right else side).append(card)
-            last_right = right
-            if drawn < len(stock):
-                hand.append(stock[drawn])
-                drawn += 1
-            events.append(event)
-            turns = turn
-            ask("observe", index, lambda event=event: agent.observe(event))
-            if not before:
-                call = "declare_rule"
-                statement = ask(call, index, lambda: solo_statement(agent, observation()))
-            if statement is not None and (problem := _statement_problem(*statement)):
-                fault(ILLEGAL_DECLARATION, problem, index, 1, call)
-                statement = None
-            declaration = None
-            if statement is not None and statement[0] is not None:
-                stated, confidence, declare = statement
-                confidence = None if confidence is None else float(confidence)
-                judged = config.judge_in(rule, stated, Context(tuple(main), last_right))
-                tentative.append(Tentative(turn, stated, confidence, judged.correct))
-                if declare:
-                    declaration = Declaration(
-                        turn, stated, judged.correct, judged.method, judged.reason, confidence
-                    )
-                    declarations.append(declaration)
-            if on_turn is not None:
-                on_turn(turn, event, declaration)
-            if declaration is not None and declaration.correct:
-                found, end = turn, FOUND
-                break
+        with limit:  # armed for the game
+            main.append(starter)
+            told = rule if sees_rule(agent) else None
+            info = GameInfo(GAME, 0, 1, deal, starter, told, TRAITS)
+            try:
+                limit.call(agent.start_game, info, agent_rng)
+            except Exception as error:
+                failed(error, 0, 0, "start_game")
+            end = TURN_CAP
+            for turn in range(1, config.max_turns + 1):
+                if not hand:
+                    end = OUT_OF_CARDS
+                    break
+                index, faulted = len(events), len(faults)
+                obs = observation()
+                if before:
+                    move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
+                    if move is not None and not isinstance(move, SoloMove):
+                        what = f"{shorten(text(repr, move))} (a {type(move).__name__})"
+                        fault(
+                            ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, 1, "solo_move"
+                        )
+                        move = None
+                    call, card = "solo_move", None if move is None else move.card
+                    statement = None if move is None else (move.rule, move.confidence, move.declare)
+                else:
+                    call = "choose_play"
+                    card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
+                if not (isinstance(card, Card) and card in hand):
+                    if card is not None or len(faults) == faulted:  # not yet a fault this turn
+                        fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, 1, call)
+                    card = hand[0]
+                hand.remove(card)
+                right = bool((rule.legal_mask(Context(tuple(main), last_right)) >> card.face) & 1)
+                event = Event(0, card, 1, right, len(main) - 1)
+                (main if right else side).append(card)
+                last_right = right
+                if drawn < len(stock):
+                    hand.append(stock[drawn])
+                    drawn += 1
+                events.append(event)
+                turns = turn
+                ask("observe", index, lambda event=event: agent.observe(event))
+                if not before:
+                    call = "declare_rule"
+                    statement = ask(call, index, lambda: solo_statement(agent, observation()))
+                if statement is not None and (problem := _statement_problem(*statement)):
+                    fault(ILLEGAL_DECLARATION, problem, index, 1, call)
+                    statement = None
+                declaration = None
+                if statement is not None and statement[0] is not None:
+                    stated, confidence, declare = statement
+                    confidence = None if confidence is None else float(confidence)
+                    judged = config.judge_in(rule, stated, Context(tuple(main), last_right))
+                    tentative.append(Tentative(turn, stated, confidence, judged.correct))
+                    if declare:
+                        declaration = Declaration(
+                            turn, stated, judged.correct, judged.method, judged.reason, confidence
+                        )
+                        declarations.append(declaration)
+                if on_turn is not None:
+                    on_turn(turn, event, declaration)
+                if declaration is not None and declaration.correct:
+                    found, end = turn, FOUND
+                    break
 
     wrong = sum(not d.correct for d in declarations)
     score = solo_score(found, wrong, config.max_turns)

@@ -320,7 +320,7 @@ def format_solo_layout(record: SoloRecord, columns: int = 13, max_rows: int = 12
     solo Eleusis, seed 0, rule: black(card)
     agent: OracleAgent
     options: hand_size=12, max_turns=30, timing=before_verdict, judge=continuations, ...
-      on_fault=substitute, simulation_games=100, simulation_seed=0
+      on_fault=substitute, decision_limit=60.0, simulation_games=100, simulation_seed=0
     refused starters (discarded): 2H JH
     wrong cards are under the main-line card they were played on
     <BLANKLINE>

@@ -40,11 +40,13 @@ behaviours of a grammar of `eleusis_lab.rules.grammar` (the ``standard`` preset 
 default, the grammar the Bayesian agents use), each as its shortest formula, keeping
 the rules that pass `check_acceptable` (at least 13 of the 52 faces right in every
 reachable context), with their complexity figures: one per measure of
-`eleusis_lab.rules.complexity.measures` (``nodes``, ``bits``, ``acceptance`` and
-``classes``, and any measure registered), by which the dealers are told to deal
-(``measure = "bits"``). A pool is built once per process (the default takes a few
-seconds; it is kept on disk, `eleusis_lab.table_cache`) and shared by every dealer;
-`rule_pool` shows it as a table.
+`eleusis_lab.rules.complexity.measures` (``nodes``, ``bits``, ``acceptance``,
+``classes``, ``learnability`` and any measure registered), by which the dealers are
+told to deal (``measure = "bits"``). A pool is built once per process (the default
+takes a few seconds; it is kept on disk, `eleusis_lab.table_cache`) and shared by every
+dealer; `rule_pool` shows it as a table. A measure computed on demand
+(``learnability``, `Measure.on_demand`) gets its column only when a dealer deals by it,
+computed then for every rule of the pool and kept on disk too.
 
 Examples
 --------
@@ -85,6 +87,7 @@ from eleusis_lab.rules.complexity import (  # noqa: F401 (complexity: doctests)
     DEFAULT_MEASURE,
     Measure,
     complexity,
+    get_measure,
     measure_names,
     measures,
 )
@@ -332,11 +335,25 @@ def _label(measure: str, low: float, high: float, closed: bool = False) -> str:
 class _Pool:
     """Generated rules of a grammar with their acceptability and complexity figures."""
 
-    def __init__(self, grammar: Grammar, size: int, frame: pd.DataFrame, names: Sequence[str]):
-        self.grammar, self.size, self.frame = grammar, size, frame
+    def __init__(self, grammar: Grammar, size: int, frame: pd.DataFrame, key: dict[str, Any]):
+        self.grammar, self.size, self.frame, self.key = grammar, size, frame, key
         self.texts: list[str] = frame["rule"].tolist()
-        self.figures = {name: frame[name].to_numpy() for name in names}
+        self.figures = {name: frame[name].to_numpy() for name in key["measures"]}
         self._rules: list[Rule | None] = [None] * len(frame)
+
+    def values(self, measure: str) -> np.ndarray:
+        """The figures of ``measure``, one per rule; a measure the pool was built without
+        (one computed on demand) is computed the first time, and kept on disk."""
+        if measure not in self.figures:
+            found = get_measure(measure)
+            column = _cached(
+                "rule-pool-column",
+                {**self.key, "measures": [found.name]},
+                lambda: pd.DataFrame({found.name: [found(self.rule(i)) for i in range(len(self))]}),
+                [found],
+            )
+            self.figures[measure] = column[found.name].to_numpy(dtype=found.dtype)
+        return self.figures[measure]
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -352,7 +369,7 @@ class _Pool:
 
     def members(self, measure: str, low: float, high: float, key: str) -> np.ndarray:
         """Pool indices with ``low <= measure < high``; a ConfigError when there are none."""
-        values = self.figures[measure]
+        values = self.values(measure)
         inside = np.flatnonzero((values >= low) & (values < high))
         if not len(inside):
             if len(values):
@@ -368,7 +385,7 @@ class _Pool:
 
     def bins(self, measure: str, bins: int, binning: str) -> list[tuple[float, float, bool]]:
         """Non-empty bins of ``measure`` as (low, high, closed on the right)."""
-        values = self.figures[measure]
+        values = self.values(measure)
         if not len(values):
             raise _bad("size", f"the pool ({self.describe()}) holds no acceptable rule")
         if binning == "quantile":
@@ -387,7 +404,7 @@ class _Pool:
         ]
 
     def bin_members(self, measure: str, low: float, high: float, closed: bool) -> np.ndarray:
-        values = self.figures[measure]
+        values = self.values(measure)
         upper = values <= high if closed else values < high
         return np.flatnonzero((values >= low) & upper)
 
@@ -440,8 +457,9 @@ def _fewest_at_start(space) -> np.ndarray:
 
 
 def _pool(grammar: Grammar, size: int, acceptable_only: bool = True) -> _Pool:
-    """The pool of the measures registered now (see `_measured_pool`)."""
-    return _measured_pool(grammar, size, acceptable_only, measures())
+    """The pool of the measures registered now but those computed on demand (see
+    `_measured_pool`)."""
+    return _measured_pool(grammar, size, acceptable_only, measures(on_demand=False))
 
 
 @functools.lru_cache(maxsize=8)
@@ -449,8 +467,24 @@ def _measured_pool(
     grammar: Grammar, size: int, acceptable_only: bool, measured: tuple[Measure, ...]
 ) -> _Pool:
     """The pool with a column per measure of ``measured``, built once per process, and
-    once per machine (`eleusis_lab.table_cache`) when the code of every measure is
-    there to read (not for a measure made in a doctest or a session, say)."""
+    once per machine (`_cached`)."""
+    key = {
+        "grammar": grammar.digest(),
+        "size": size,
+        "acceptable_only": acceptable_only,
+        "measures": [measure.name for measure in measured],
+    }
+    frame = _cached(
+        "rule-pool", key, lambda: _pool_frame(grammar, size, acceptable_only, measured), measured
+    )
+    return _Pool(grammar, size, frame, key)
+
+
+def _cached(name: str, key: dict, build, measured: Sequence[Measure]) -> pd.DataFrame:
+    """``build()``, kept on disk (`eleusis_lab.table_cache`) under ``name`` and ``key``
+    and the code of this module, of the rule language and of every measure of
+    ``measured``; in this process only when that code cannot be read (a measure made in
+    a doctest or a session, say)."""
     import importlib
 
     from eleusis_lab import table_cache
@@ -467,16 +501,7 @@ def _measured_pool(
             break
         if module not in sources:
             sources.append(module)
-    names = [measure.name for measure in measured]
-    key = {"grammar": grammar.digest(), "size": size, "acceptable_only": acceptable_only}
-    frame = table_cache.cached_table(
-        "rule-pool",
-        {**key, "measures": names},
-        lambda: _pool_frame(grammar, size, acceptable_only, measured),
-        sources,
-        **where,
-    )
-    return _Pool(grammar, size, frame, names)
+    return table_cache.cached_table(name, key, build, sources, **where)
 
 
 #: The modules of the rule language and its analysis, whose code a pool's figures follow.
@@ -525,6 +550,7 @@ def rule_pool(
     grammar: str | Grammar | None = None,
     size: int = DEFAULT_POOL_SIZE,
     acceptable_only: bool = True,
+    measures: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The generated rules of a grammar with their complexity figures, one row per rule.
 
@@ -542,19 +568,24 @@ def rule_pool(
     acceptable_only : bool
         Keep only the rules a dealer may pick (the default). False lists every rule,
         which computes the figures of rejected rules too and takes longer.
+    measures : sequence of str, optional
+        The complexity measures to give a column, by name. Default: every measure
+        (`eleusis_lab.rules.complexity.measures`) but those computed on demand
+        (``learnability``: `Measure.on_demand`), which take a while the first time for
+        a pool (learnability: 15 s for the default one), then are read from disk.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``hypothesis`` (index in the space, simplest first), ``rule`` (text),
-        one per complexity measure (``nodes``, ``bits``, ``acceptance``, ``classes``
-        and those registered: `eleusis_lab.rules.complexity.measures`),
-        ``fewest_legal`` (fewest right faces in a reachable context) and ``acceptable``.
+        one per measure (``nodes``, ``bits``, ``acceptance``, ``classes`` and those
+        registered), ``fewest_legal`` (fewest right faces in a reachable context) and
+        ``acceptable``.
 
     Raises
     ------
     ConfigError
-        For an unknown grammar or a size that is not a whole number >= 1.
+        For an unknown grammar or measure, or a size that is not a whole number >= 1.
 
     Examples
     --------
@@ -566,9 +597,19 @@ def rule_pool(
     ('true', 1, 5.17)
     >>> pool["bits"].describe()[["min", "50%", "max"]].round(1).tolist()
     [5.2, 21.3, 24.8]
+    >>> rule_pool(size=100, measures=["bits", "learnability"]).columns.tolist()
+    ['hypothesis', 'rule', 'bits', 'learnability', 'fewest_legal', 'acceptable']
     """
     pool = _pool(_grammar(grammar or DEFAULT_GRAMMAR), _pool_size(size), bool(acceptable_only))
-    return pool.frame.copy()
+    if measures is None:  # those the pool is built with: all but those computed on demand
+        names = pool.key["measures"]
+    else:
+        names = [get_measure(name).name for name in measures]
+    figures = pd.DataFrame({name: pool.values(name) for name in names}, index=pool.frame.index)
+    return pd.concat(
+        [pool.frame[["hypothesis", "rule"]], figures, pool.frame[["fewest_legal", "acceptable"]]],
+        axis=1,
+    )
 
 
 # -- fixed and catalog dealers ------------------------------------------------------------------
@@ -1267,8 +1308,9 @@ def make_dealer(spec: Mapping[str, Any] | str | Rule | Dealer) -> Dealer:
     >>> try:
     ...     make_dealer({"kind": "band", "measure": "bitz", "low": 20, "high": 30})
     ... except ConfigError as error:
-    ...     print(error)
-    dealer.measure: unknown measure 'bitz'; choose from nodes, bits, acceptance, classes
+    ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+    dealer.measure: unknown measure 'bitz'; choose from nodes, bits, acceptance, classes,
+    learnability
     >>> spec = {"kind": "spread", "bins": 5, "size": 1000}
     >>> make_dealer(make_dealer(spec).get_params()).get_params() == make_dealer(spec).get_params()
     True

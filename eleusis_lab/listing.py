@@ -78,7 +78,12 @@ def _measures() -> list[tuple[str, str]]:
 
     kinds = {"int64": "a whole number", "float64": "a number"}
     return [
-        (m.name, f"{m.label or m.name}, {kinds[m.dtype]} (column {m.column})") for m in measures()
+        (
+            m.name,
+            f"{m.label or m.name}, {kinds[m.dtype]} (column {m.column})"
+            + (", computed on demand" if m.on_demand else ""),
+        )
+        for m in measures()
     ]
 
 

@@ -587,7 +587,8 @@ def format_layout(record: Any, columns: int = 13, max_rows: int = 12) -> str:
     >>> record = play_classic("red(card)", [FirstCard(), FirstCard()], seed=0)
     >>> print(format_layout(record, columns=6))  # doctest: +ELLIPSIS
     classic Eleusis, seed 0, rule: red(card)
-    rule complexity: 2 nodes, 7.9 bits, 50% of faces right on average, 1 context class
+    rule complexity: 2 nodes, 7.9 bits, 50% of faces right on average, 1 context class,
+                     learnt in 3.0 plays
     ...
     position   0    1    2    3    4    5
     main      KH   6D   JD   3H   JH   9H

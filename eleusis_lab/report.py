@@ -730,7 +730,8 @@ def _answer_markdown(answer: _Answer) -> str:
         parts += ["| " + " | ".join(map(_markdown_cell, row)) + " |" for row in table.rows]
         if table.notes:
             parts += ["", *(f"- {note}" for note in table.notes)]
-    return "\n".join(parts).strip() + "\n"
+    # ends with a blank line: a line after it would otherwise read as a last table row
+    return "\n".join(parts).strip() + "\n\n"
 
 
 def answer_markdown(results: pd.DataFrame) -> str:

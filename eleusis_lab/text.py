@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["plural"]
+from collections.abc import Sequence
+
+__all__ = ["plural", "wrap_phrases"]
 
 
 def plural(count: float, noun: str, many: str | None = None) -> str:
@@ -17,3 +19,21 @@ def plural(count: float, noun: str, many: str | None = None) -> str:
     """
     word = noun if count == 1 else (many or f"{noun}s")
     return f"{count:g} {word}"
+
+
+def wrap_phrases(head: str, phrases: Sequence[str], width: int) -> list[str]:
+    """``head``, then ``phrases`` separated by commas, in lines of at most ``width``
+    characters broken only between phrases (a longer phrase has a line of its own); the
+    lines after the first are indented as far as ``head``.
+
+    >>> wrap_phrases("rule: ", ["2 nodes", "7.9 bits", "50% of faces right"], 30)
+    ['rule: 2 nodes, 7.9 bits,', '      50% of faces right']
+    """
+    pieces = [f"{phrase}," for phrase in phrases[:-1]] + list(phrases[-1:])
+    lines = [head + (pieces[0] if pieces else "")]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += f" {piece}"
+        else:
+            lines.append(" " * len(head) + piece)
+    return lines

@@ -23,9 +23,9 @@ def test_rules_list_shows_the_catalog_with_figures(capsys):
     code, out, _ = run(capsys, "rules", "list")
     lines = out.splitlines()
     assert code == 0 and len(lines) >= 41  # a header and at least 40 rules
-    assert lines[0].split()[:5] == ["name", "nodes", "bits", "accept", "classes"]
+    assert lines[0].split()[:6] == ["name", "nodes", "bits", "accept", "classes", "learn"]
     alternate = next(line for line in lines if "color(card) != color(last)" in line)
-    assert alternate.split()[1:6] == ["5", "18.5", "50%", "3", "yes"]
+    assert alternate.split()[1:7] == ["5", "18.5", "50%", "3", "5.8", "yes"]
 
 
 def test_rules_show_by_text(capsys):

@@ -35,7 +35,13 @@ from eleusis_lab.shards import row_schema  # noqa: E402
 from eleusis_lab.spec import load_spec  # noqa: E402
 
 TESTS = Path(__file__).parent
-BUILT_IN_COLUMNS = ["rule_nodes", "rule_bits", "rule_acceptance", "rule_classes"]
+BUILT_IN_COLUMNS = [
+    "rule_nodes",
+    "rule_bits",
+    "rule_acceptance",
+    "rule_classes",
+    "rule_learnability",
+]
 RULES = ["red_only", "suit_cycle", "color_alternation"]
 
 
@@ -100,18 +106,24 @@ def cli(capsys, *argv):
 
 
 def test_the_built_in_measures_keep_their_columns_and_order():
-    assert measure_names() == ("nodes", "bits", "acceptance", "classes")
+    assert measure_names() == ("nodes", "bits", "acceptance", "classes", "learnability")
     names = row_schema().names
     at = names.index("rule_name") + 1
-    assert names[at : at + 5] == [*BUILT_IN_COLUMNS, "dealer"]
-    assert complexity_columns() == ("rule_bits", "rule_nodes", "rule_acceptance", "rule_classes")
+    assert names[at : at + 6] == [*BUILT_IN_COLUMNS, "dealer"]
+    assert complexity_columns() == (
+        "rule_bits",
+        "rule_nodes",
+        "rule_acceptance",
+        "rule_classes",
+        "rule_learnability",
+    )
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_registered_measure_is_a_column_of_the_rows(text_length, tmp_path, jobs):
     table = run_experiment(spec(), out=tmp_path, jobs=jobs, progress=False)
     names = row_schema().names
-    assert names[names.index("rule_classes") + 1] == "rule_text_length"
+    assert names[names.index("rule_learnability") + 1] == "rule_text_length"
     assert list(table.columns) == names
     assert (table["rule_text_length"] == table["rule"].str.len()).all()
     assert pq.read_table(tmp_path / "rows").schema.field("rule_text_length").type == "int64"
@@ -126,7 +138,7 @@ def test_a_registered_measure_reaches_the_analysis_the_plots_and_the_report(text
     assert sorted(by_length["low"].unique()) == lengths
     assert measure_label("rule_text_length") == "length of the rule's text (characters)"
     figure = plot_dealer_score_panels(table)
-    assert len(figure.axes) == 5
+    assert len(figure.axes) == 6
     assert figure.axes[-1].get_xlabel() == "length of the rule's text (characters)"
     plt.close("all")
     write_report(tmp_path / "run", tmp_path / "report")
@@ -142,18 +154,19 @@ def get_rule_text(name):
 def test_a_registered_measure_is_on_the_command_line(text_length, capsys):
     code, out, _ = cli(capsys, "rules", "list")
     header, *lines = out.splitlines()
-    assert code == 0 and header.split()[1:6] == [
+    assert code == 0 and header.split()[1:7] == [
         "nodes",
         "bits",
         "accept",
         "classes",
+        "learn",
         "text_length",
     ]
     red = next(line for line in lines if line.startswith("red_only "))
-    assert red.split()[1:7] == ["2", "7.9", "50%", "1", "9", "yes"]
+    assert red.split()[1:8] == ["2", "7.9", "50%", "1", "3.0", "9", "yes"]
     code, out, _ = cli(capsys, "rules", "show", "red_only")
     assert "complexity:  2 nodes, 7.9 bits, 50% of faces right on average, 1 context class," in out
-    assert "1 context class, text_length 9\n" in out
+    assert "1 context class, learnt in 3.0 plays, text_length 9\n" in out
     code, out, _ = cli(capsys, "list", "measures")
     assert code == 0 and out.splitlines()[-1].split(None, 1) == [
         "text_length",
@@ -196,7 +209,7 @@ def test_measure_mistakes_are_clear(text_length):
 
     with pytest.raises(ConfigError, match=r"unknown complexity measure 'txt_length' \(did you"):
         get_measure("txt_length")
-    with pytest.raises(ConfigError, match="choose from nodes, bits, acceptance, classes, text_l"):
+    with pytest.raises(ConfigError, match="acceptance, classes, learnability, text_length"):
         make_dealer({"kind": "band", "measure": "text_lenght", "low": 1, "high": 2})
     with pytest.raises(ValueError, match="lower-case letters, digits and _"):
         Measure("Text Length", f)

@@ -62,6 +62,18 @@ def test_verdicts_are_the_column_of_a_hypothesis(space):
         assert (space.verdicts(h).ravel() == every[:, h]).all()
 
 
+def test_agreeing_keeps_the_hypotheses_that_gave_every_verdict(space):
+    every = _reference(space)
+    rng = np.random.default_rng(2)
+    probes = rng.integers(0, space.n_probes, 6)
+    right = every[probes, 7]  # the verdicts of hypothesis 7: it agrees
+    expected = (every[probes, : len(space)] == right[:, None]).all(axis=0)
+    assert (space.agreeing(probes, right) == expected).all() and expected[7]
+    for stop in (1, 9, 1000):
+        assert (space.agreeing(probes, right, stop) == expected[:stop]).all()
+    assert space.agreeing([], [], 10).all()  # nothing heard: every hypothesis
+
+
 def test_packing_round_trips_and_the_table_is_built_block_by_block():
     rng = np.random.default_rng(1)
     right = rng.random((5, 21)) < 0.5

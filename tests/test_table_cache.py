@@ -58,7 +58,7 @@ def test_the_dealers_pool_is_read_back_the_same(tmp_path, monkeypatch):
 
     monkeypatch.setenv("ELEUSIS_LAB_CACHE", str(tmp_path))
     grammar = dealers._grammar("colours_suits")
-    measured = dealers.measures()
+    measured = dealers.measures(on_demand=False)
     built = dealers._measured_pool.__wrapped__(grammar, 300, True, measured).frame
     assert list((tmp_path / "tables").iterdir())
     read = dealers._measured_pool.__wrapped__(grammar, 300, True, measured).frame

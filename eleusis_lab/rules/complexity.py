@@ -1,4 +1,4 @@
-"""How complex a rule is: four built-in measures, and a registry for more.
+"""How complex a rule is: five built-in measures, and a registry for more.
 
 - ``nodes``: the number of nodes of its syntax tree.
 - ``bits``: its description length under the grammar prior below, ``-log2 P(rule)``.
@@ -7,6 +7,12 @@
   uniformly random plays from a random starter (`random_play_acceptance`).
 - ``classes``: the number of different sets of right faces over all reachable
   contexts: how many situations the rule tells apart.
+- ``learnability``: the mean number of plays a reference learner, the simplest
+  hypothesis of the Bayesian agents' space consistent with the verdicts, needs to
+  identify the rule in games of random plays (`eleusis_lab.rules.learnability`). It
+  is computed on demand (`Measure.on_demand`) and kept on disk.
+
+The first four are exact functions of the rule (`complexity` gives them at once).
 
 The grammar prior
 -----------------
@@ -44,17 +50,18 @@ function of a rule that computes it. Everything that handles complexity reads th
 from `measures`: the results' columns (``rule_nodes``, ``rule_bits`` ...,
 `eleusis_lab.shards.row_schema`), the dealers' pool and their ``measure`` setting, the
 analysis, the plots, the report, ``eleusis-lab rules list`` and ``rules show``. The
-four above are built in; a package adds its own through the entry-point group
+five above are built in; a package adds its own through the entry-point group
 `MEASURE_GROUP` (``eleusis_lab.measures``), a script or notebook with
 `register_measure`:
 
 >>> from eleusis_lab.rules import parse
 >>> from eleusis_lab.shards import row_schema
 >>> length = register_measure(Measure("text_length", lambda rule: len(rule.text), "int64"))
->>> row_schema().names[row_schema().names.index("rule_classes") + 1]
+>>> row_schema().names[row_schema().names.index("rule_learnability") + 1]
 'rule_text_length'
 >>> describe_measures(parse("red(card)"))
-'2 nodes, 7.9 bits, 50% of faces right on average, 1 context class, text_length 9'
+'2 nodes, 7.9 bits, 50% of faces right on average, 1 context class, learnt in 3.0 plays, \
+text_length 9'
 >>> unregister_measure("text_length")
 
 A measure changes the results' columns: a run refuses to resume into a folder written
@@ -66,12 +73,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.plugins import Plugins
 from eleusis_lab.rules.ast import Node
+from eleusis_lab.rules.learnability import REFERENCE, learnability
 from eleusis_lab.rules.prior import (
     COPY_BITS,
     UNIFORM,
@@ -107,6 +115,7 @@ __all__ = [
     "get_measure",
     "is_copy",
     "measure_names",
+    "measure_phrases",
     "measure_values",
     "measures",
     "register_measure",
@@ -189,10 +198,10 @@ class Measure:
 
     A registered measure (`register_measure`, or an entry point of `MEASURE_GROUP`) is
     a column of every results table (``rule_NAME``, `eleusis_lab.shards.ROW_SCHEMA`),
-    of the dealers' pool of generated rules (`eleusis_lab.dealers.rule_pool`), so that
-    band, spread and adaptive dealers can deal by it (``measure = "NAME"``), a measure
-    of the analysis, the plots and the report, and a column of ``eleusis-lab rules
-    list``.
+    of the dealers' pool of generated rules (`eleusis_lab.dealers.rule_pool`; for a
+    measure computed `on_demand`, once a dealer deals by it), so that band, spread and
+    adaptive dealers can deal by it (``measure = "NAME"``), a measure of the analysis,
+    the plots and the report, and a column of ``eleusis-lab rules list``.
 
     Parameters
     ----------
@@ -213,6 +222,12 @@ class Measure:
     phrase : callable, optional
         ``phrase(value) -> str``, the value in words, as ``eleusis-lab rules show``
         lists it; default: ``"NAME VALUE"``.
+    on_demand : bool, optional
+        For a measure too slow to compute for the thousands of rules of a dealer's
+        pool (``learnability``: 13 ms a rule, 15 s a pool): every results row and
+        the command line still get it, but a pool gets its column only when a dealer
+        deals by it (`eleusis_lab.dealers.rule_pool`). Default False: the pool is
+        built with it.
 
     Examples
     --------
@@ -230,6 +245,7 @@ class Measure:
     heading: str | None = None
     format: str | None = None
     phrase: Callable[[Any], str] | None = None
+    on_demand: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -282,7 +298,7 @@ _RESERVED = ("name", "hypothesis", "rule", "fewest_legal", "acceptable")
 DTYPES: dict[str, type] = {"int64": int, "float64": float}
 _FORMATS = {"int64": "d", "float64": ".4g"}
 
-#: The four measures of the module docstring, in the order of the results' columns.
+#: The five measures of the module docstring, in the order of the results' columns.
 BUILT_IN: tuple[Measure, ...] = (
     Measure(
         "nodes",
@@ -317,6 +333,20 @@ BUILT_IN: tuple[Measure, ...] = (
         format="7d",
         phrase=lambda value: plural(value, "context class", "context classes"),
     ),
+    Measure(
+        "learnability",
+        learnability,
+        "float64",
+        label="plays a reference learner needs to identify the rule",
+        heading="learn",
+        format="6.1f",
+        phrase=lambda value: (
+            f"learnt in {value:.1f} plays"
+            if value < REFERENCE.plays
+            else f"not learnt in {REFERENCE.plays} plays"
+        ),
+        on_demand=True,
+    ),
 )
 #: The measure dealers and the analysis use when none is named; the first in tables.
 DEFAULT_MEASURE = "bits"
@@ -329,15 +359,18 @@ MEASURE_GROUP = "eleusis_lab.measures"
 MEASURES: Plugins[Measure] = Plugins(MEASURE_GROUP, Measure, "measure", BUILT_IN)
 
 
-def measures() -> tuple[Measure, ...]:
-    """Every measure, in the order of the results' columns: the four built-in ones, then
+def measures(on_demand: bool = True) -> tuple[Measure, ...]:
+    """Every measure, in the order of the results' columns: the five built-in ones, then
     those of installed packages (`MEASURE_GROUP`, by name), then those registered with
-    `register_measure`, in the order of the calls.
+    `register_measure`, in the order of the calls. ``on_demand=False`` leaves out those
+    computed on demand (`Measure.on_demand`).
 
     >>> [measure.name for measure in measures()]
-    ['nodes', 'bits', 'acceptance', 'classes']
+    ['nodes', 'bits', 'acceptance', 'classes', 'learnability']
+    >>> len(measures(on_demand=False))
+    4
     """
-    return tuple(MEASURES.values())
+    return tuple(m for m in MEASURES.values() if on_demand or not m.on_demand)
 
 
 def measure_names() -> tuple[str, ...]:
@@ -349,7 +382,7 @@ def complexity_columns() -> tuple[str, ...]:
     """The results' complexity columns, `DEFAULT_MEASURE`'s first, as tables list them.
 
     >>> complexity_columns()
-    ('rule_bits', 'rule_nodes', 'rule_acceptance', 'rule_classes')
+    ('rule_bits', 'rule_nodes', 'rule_acceptance', 'rule_classes', 'rule_learnability')
     """
     columns = [measure.column for measure in measures()]
     first = f"rule_{DEFAULT_MEASURE}"
@@ -367,7 +400,7 @@ def get_measure(name: str) -> Measure:
     Traceback (most recent call last):
     ...
     eleusis_lab.errors.ConfigError: unknown complexity measure 'bitz' (did you mean \
-'bits'?); the measures: nodes, bits, acceptance, classes
+'bits'?); the measures: nodes, bits, acceptance, classes, learnability
     """
     found = MEASURES
     if isinstance(name, str):
@@ -429,7 +462,7 @@ def measure_values(rule: Rule) -> dict[str, int | float]:
 
     >>> from eleusis_lab.rules import parse
     >>> measure_values(parse("red(card)"))  # doctest: +ELLIPSIS
-    {'nodes': 2, 'bits': 7.92..., 'acceptance': 0.5, 'classes': 1}
+    {'nodes': 2, 'bits': 7.92..., 'acceptance': 0.5, 'classes': 1, 'learnability': 3.02}
     """
     return {measure.name: measure(rule) for measure in measures()}
 
@@ -439,17 +472,27 @@ def describe_measures(rule: Rule) -> str:
 
     >>> from eleusis_lab.rules import parse
     >>> describe_measures(parse("color(card) != color(last)"))
-    '5 nodes, 18.5 bits, 50% of faces right on average, 3 context classes'
+    '5 nodes, 18.5 bits, 50% of faces right on average, 3 context classes, learnt in 5.8 plays'
     """
-    return ", ".join(measure.describe(measure(rule)) for measure in measures())
+    return ", ".join(measure_phrases(rule))
 
 
-# -- all four at once -------------------------------------------------------------------
+def measure_phrases(rule: Rule) -> list[str]:
+    """Every measure of ``rule`` in words, one phrase each (`Measure.describe`).
+
+    >>> from eleusis_lab.rules import parse
+    >>> measure_phrases(parse("red(card)"))[:2]
+    ['2 nodes', '7.9 bits']
+    """
+    return [measure.describe(measure(rule)) for measure in measures()]
+
+
+# -- the four exact figures at once -----------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Complexity:
-    """The four built-in complexity figures of a rule (see the module docstring)."""
+    """The four exact complexity figures of a rule (see the module docstring)."""
 
     nodes: int
     bits: float
@@ -457,15 +500,15 @@ class Complexity:
     classes: int
 
     def __str__(self) -> str:
-        return ", ".join(measure.describe(getattr(self, measure.name)) for measure in BUILT_IN)
+        return ", ".join(MEASURES[f.name].describe(getattr(self, f.name)) for f in fields(self))
 
 
 def complexity(
     rule: Rule, max_length: int = DEFAULT_MAX_LENGTH, budget: Budget = DEFAULT_BUDGET
 ) -> Complexity:
-    """All four built-in complexity figures of ``rule``; raises `TooManyContexts` for a
+    """The four exact complexity figures of ``rule``; raises `TooManyContexts` for a
     rule over ``budget`` (see `eleusis_lab.rules.reach`). `measure_values` gives every
-    registered measure.
+    registered measure, learnability too.
 
     Examples
     --------

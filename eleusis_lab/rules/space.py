@@ -9,8 +9,9 @@ The verdict table is packed: ``table[p]`` holds the verdicts of all hypotheses o
 ``p``, 8 to a byte, hypothesis ``h`` being bit ``h % 8`` of byte ``h // 8``, so that
 reading one probe for every hypothesis is one contiguous read. This module is the one
 place that layout is written out: the agents read the table through `PackedVerdicts`
-(`verdict_bits` for some hypotheses, `verdict_rows` for all of them), and whatever
-builds or scans a table whole through `pack_verdicts`, `unpack_verdicts` and
+(`verdict_bits` for some hypotheses, `verdict_rows` for all of them; `agreeing` gives
+those consistent with the verdicts heard, for `eleusis_lab.rules.learnability`), and
+whatever builds or scans a table whole through `pack_verdicts`, `unpack_verdicts` and
 `packed_width`.
 
 Examples
@@ -185,6 +186,27 @@ class PackedVerdicts(abc.ABC):
     def verdicts(self, hypothesis: int) -> np.ndarray:
         """A hypothesis's verdicts, shape (n_contexts, 52): True where the card is right."""
         return self.verdict_bits(slice(None), hypothesis).reshape(len(self.contexts), N_FACES)
+
+    def agreeing(self, probes, right, stop: int | None = None) -> np.ndarray:
+        """Which of the hypotheses ``0 .. stop - 1`` (by default all of them) give every
+        verdict heard: ``right[i]`` on ``probes[i]``. Bool, shape ``(stop,)``; with no
+        probes, all True.
+
+        One AND over the packed rows of the probes, each flipped where the verdict was
+        wrong: the version space of a learner who heard these verdicts.
+
+        >>> from eleusis_lab.rules.enumerate import build_space
+        >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
+        >>> [space.text(h) for h in range(3)]
+        ['true', 'false', 'red(card)']
+        >>> space.agreeing([0, 13], [False, True]).tolist()  # AC wrong, AD right
+        [False, False, True]
+        """
+        stop = len(self) if stop is None else stop
+        rows = self.table[np.asarray(probes, dtype=np.intp), : packed_width(stop)]
+        flips = np.where(np.asarray(right, dtype=bool), 0, 0xFF).astype(np.uint8)
+        agree = np.bitwise_and.reduce(rows ^ flips[:, None], axis=0, initial=0xFF)
+        return unpack_verdicts(agree, stop)
 
 
 # -- the hypothesis space -------------------------------------------------------------

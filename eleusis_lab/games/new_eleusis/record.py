@@ -30,7 +30,8 @@ from eleusis_lab.record import (
     rule_game_head,
 )
 from eleusis_lab.rules import parse
-from eleusis_lab.rules.complexity import describe_measures
+from eleusis_lab.rules.complexity import measure_phrases
+from eleusis_lab.text import wrap_phrases
 
 __all__ = [
     "ALL_EXPELLED",
@@ -460,7 +461,7 @@ def format_new_eleusis_layout(
     starter = record.starter
     lines = [
         f"New Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        f"rule complexity: {describe_measures(parse(record.rule))}",
+        *wrap_phrases("rule complexity: ", measure_phrases(parse(record.rule)), _WIDTH),
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
             width=_WIDTH,

@@ -85,6 +85,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         default = action.default
         if default is None or default is False or default is argparse.SUPPRESS:
             return text
+        if action.nargs == 0 and action.const is False:  # a switch that turns off (store_false)
+            return text
         if "default:" in text or not action.option_strings:
             return text
         shown = " ".join(map(str, default)) if isinstance(default, list) else "%(default)s"

@@ -109,6 +109,7 @@ __all__ = [
     "Dealer",
     "FixedDealer",
     "SpreadDealer",
+    "learns",
     "make_dealer",
     "rule_pool",
 ]
@@ -1276,6 +1277,17 @@ def _kind(cls: type) -> str:
     for part in cls.__qualname__.split("."):
         owner = getattr(owner, part, None)
     return path if owner is cls else name
+
+
+def learns(dealer: Dealer) -> bool:
+    """Whether ``dealer`` learns from the games it deals (overrides `Dealer.record_score`):
+    its choices then follow every game before them in their shard, and the runner
+    keeps the shard size a spec asks for.
+
+    >>> learns(make_dealer("red(card)")), learns(make_dealer({"kind": "adaptive", "bins": 3}))
+    (False, True)
+    """
+    return type(dealer).record_score is not Dealer.record_score
 
 
 def make_dealer(spec: Mapping[str, Any] | str | Rule | Dealer) -> Dealer:

@@ -51,6 +51,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.progress import GameTicks, tick
 from eleusis_lab.shards import (
     Shard,
     ShardResult,
@@ -59,7 +60,7 @@ from eleusis_lab.shards import (
     play_shard,
     row_schema,
 )
-from eleusis_lab.spec import ExperimentSpec, load_spec
+from eleusis_lab.spec import Cell, ExperimentSpec, load_spec
 from eleusis_lab.storage import (
     DAMAGED,
     MANIFEST,
@@ -87,6 +88,7 @@ __all__ = [
     "plan_shards",
     "run_command",
     "run_experiment",
+    "shard_size",
 ]
 
 BACKENDS = ("local", "dask")
@@ -98,7 +100,7 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def plan_shards(spec: ExperimentSpec) -> list[Shard]:
-    """The shards of a spec: each cell's units cut into runs of ``shard_size``.
+    """The shards of a spec: each cell's units cut into runs of `shard_size`.
 
     >>> spec = load_spec({"games": 5, "shard_size": 2, "dealer": "red(card)",
     ...                   "agents": ["random", "random"]})
@@ -107,23 +109,51 @@ def plan_shards(spec: ExperimentSpec) -> list[Shard]:
     """
     shards = []
     for cell in spec.cells:
-        for index, start in enumerate(range(0, spec.units, cell.shard_size)):
-            shards.append(Shard(cell, index, start, min(start + cell.shard_size, spec.units)))
+        size = shard_size(cell, spec.units)
+        for index, start in enumerate(range(0, spec.units, size)):
+            shards.append(Shard(cell, index, start, min(start + size, spec.units), size))
     return shards
+
+
+def shard_size(cell: Cell, units: int) -> int:
+    """Units per shard of ``cell`` in a run of ``units``: the spec's ``shard_size``, but
+    at most half the units (in whole duplicate deals), so that two workers share even a
+    trial; a dealer that learns over the games of a shard (`eleusis_lab.dealers.learns`)
+    keeps the spec's.
+
+    The rules a dealer picks follow its shard (each shard has a generator of its own),
+    so this depends on the spec and the count alone, never on the workers; a shard cut
+    smaller carries its size in its name (`eleusis_lab.shards.Shard.name`).
+
+    >>> spec = load_spec({"games": 20, "shard_size": 50, "dealer": "red(card)",
+    ...                   "agents": ["random", "random"]})
+    >>> shard_size(spec.cells[0], 20), shard_size(spec.cells[0], 1000)
+    (10, 50)
+    """
+    from eleusis_lab.dealers import learns, make_dealer
+
+    if cell.dealer is not None and learns(make_dealer(cell.dealer)):
+        return cell.shard_size
+    per_deal = cell.lineup.games_per_deal
+    half = -(-units // 2)
+    return min(cell.shard_size, -(-half // per_deal) * per_deal)
 
 
 # -- backends: each yields the ShardResults of the shards as they finish -------------------
 
 
-def _in_process(shards: Sequence[Shard]) -> Iterator[ShardResult]:
+def _in_process(shards: Sequence[Shard], ticks: GameTicks) -> Iterator[ShardResult]:
     for shard in shards:
-        yield play_shard(shard, figures=False)
+        yield play_shard(shard, figures=False, on_game=functools.partial(ticks.count, shard.name))
 
 
-def _in_worker(shard: Shard) -> ShardResult:
-    """Play a shard in a worker process that ends when the run's process does."""
+def _in_worker(shard: Shard, address: Any, authkey: bytes) -> ShardResult:
+    """Play a shard in a worker process that ends when the run's process does, telling
+    the run after each game (`eleusis_lab.progress`)."""
     _watch_parent()
-    return play_shard(shard, figures=False)
+    return play_shard(
+        shard, figures=False, on_game=functools.partial(tick, address, authkey, shard.name)
+    )
 
 
 @functools.cache  # once per worker process
@@ -160,7 +190,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _joblib(shards: Sequence[Shard], jobs: int) -> Iterator[ShardResult]:
+def _joblib(shards: Sequence[Shard], jobs: int, ticks: GameTicks) -> Iterator[ShardResult]:
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
@@ -169,7 +199,9 @@ def _joblib(shards: Sequence[Shard], jobs: int) -> Iterator[ShardResult]:
         # of a leak; the Bayesian agents' memory-mapped hypothesis tables grow it by
         # design, and the shards not yet played go to the other workers: nothing is lost.
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs")
-        yield from parallel(delayed(_in_worker)(shard) for shard in shards)
+        yield from parallel(
+            delayed(_in_worker)(shard, ticks.address, ticks.authkey) for shard in shards
+        )
 
 
 def _dask(
@@ -214,15 +246,16 @@ def _results(
     jobs: int,
     backend: str,
     scheduler: Any,
+    ticks: GameTicks,
     on_client: Callable[[Any], None] = lambda client: None,
 ) -> Iterator[ShardResult]:
-    """The results of ``shards`` as they finish; ``on_client`` is called with the Dask
-    client, once connected."""
+    """The results of ``shards`` as they finish, the games played counted by ``ticks``
+    (but on Dask); ``on_client`` is called with the Dask client, once connected."""
     if backend == "dask":
         return _dask(shards, jobs, scheduler, on_client)
     if jobs == 1 or len(shards) <= 1:
-        return _in_process(shards)
-    return _joblib(shards, jobs)
+        return _in_process(shards, ticks)
+    return _joblib(shards, jobs, ticks)
 
 
 def _know_pools(spec: ExperimentSpec) -> None:
@@ -482,14 +515,17 @@ def run_experiment(
         with (
             _terminate_as_interrupt(),
             bar,
-            contextlib.closing(_results(todo, jobs, backend, scheduler, dask_cluster)) as results,
+            GameTicks(bar) as ticks,
+            contextlib.closing(
+                _results(todo, jobs, backend, scheduler, ticks, dask_cluster)
+            ) as results,
         ):
             for result in results:
                 rows = add_rule_figures(result.rows)
                 write_shard(out, result.shard.name, rows, result.events, manifest)
                 run["shards_run"] += 1
                 run["games_run"] += result.games
-                bar.update(result.games)
+                ticks.finished(result.shard.name, result.games)
     except KeyboardInterrupt:
         finish("interrupted")
         kept = len(done_shards(out) & {shard.name for shard in shards})

@@ -43,7 +43,7 @@ import copy
 import functools
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,17 +190,22 @@ def dealer_rng(root: int, shard: int) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class Shard:
-    """Units ``start`` to ``stop - 1`` (games or matches) of a cell; shard ``index``."""
+    """Units ``start`` to ``stop - 1`` (games or matches) of a cell; shard ``index`` of
+    those of ``size`` units (default: the cell's ``shard_size``)."""
 
     cell: Cell
     index: int
     start: int
     stop: int
+    size: int | None = None
 
     @property
     def name(self) -> str:
-        """The shard's file name (without suffix): the cell's key and the units' range."""
-        return f"{self.cell.key}-{self.start:07d}-{self.stop:07d}"
+        """The shard's file name (without suffix): the cell's key and the units' range,
+        and the size of its shards when a trial cut them smaller than the cell's (the
+        dealer's generator is the shard's index, so the size shapes the rows)."""
+        size = "" if self.size in (None, self.cell.shard_size) else f"-of-{self.size}"
+        return f"{self.cell.key}-{self.start:07d}-{self.stop:07d}{size}"
 
     @property
     def games(self) -> int:
@@ -512,7 +517,9 @@ class _ShardPlayer:
             self.events.append(row)
 
 
-def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
+def play_shard(
+    shard: Shard, figures: bool = True, on_game: Callable[[], None] | None = None
+) -> ShardResult:
     """Play the games of a shard; its rows follow `ROW_SCHEMA` (and `EVENT_SCHEMA`).
 
     Parameters
@@ -522,6 +529,8 @@ def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
     figures : bool
         Fill in the rules' complexity columns; False leaves them empty, for
         `add_rule_figures` to fill in later (the runner does so, once per rule).
+    on_game : callable, optional
+        Called after each game (the runner's progress bar).
 
     Returns
     -------
@@ -536,6 +545,8 @@ def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
         if cell.unit == "game":
             slots = cell.lineup.slots(cell.players, unit)
             player.play(unit, [(k, cell.lineup.agents[k]) for k in slots])
+            if on_game is not None:
+                on_game()
             continue
         # A match: participants rotate by the match number; the deal passes left.
         slots = cell.lineup.slots(cell.players, unit)
@@ -545,6 +556,8 @@ def play_shard(shard: Shard, figures: bool = True) -> ShardResult:
             sitting = [(dealer + 1 + i) % n for i in range(n - 1)]
             seats = [(slots[who], cell.lineup.agents[slots[who]]) for who in sitting]
             player.play(unit * len(dealers) + j, seats, unit, dealer, sitting)
+            if on_game is not None:
+                on_game()
     rows = pa.Table.from_pylist(player.rows, schema=row_schema())
     events = pa.Table.from_pylist(player.events, schema=EVENT_SCHEMA) if cell.events else None
     return ShardResult(shard, rows, events, shard.games, time.perf_counter() - started)

@@ -21,8 +21,10 @@ The keys
     # matches = 50               # matches per cell (everyone deals deals_per_player times)
     # deals_per_player = 2
     seed = 0                     # the root seed of every random choice
-    shard_size = 100             # games (matches: 10) per shard, the unit of work; a
-                                 #   learning dealer learns over the games of one shard
+    shard_size = 100             # games (matches: 10) per shard, the unit of work (a
+                                 #   trial of fewer than twice as many is cut in two);
+                                 #   a learning dealer learns over the games of one
+                                 #   shard (and its shards keep this size)
     out = "results/complexity"   # where the results go (relative to the working dir)
     events = false               # also store one row per play (learning curves)
     predictions = false          # ... with the playing agent's P(right) of its card
@@ -244,7 +246,7 @@ class Cell:
     deals_per_player : int
         Deals of each participant in a match.
     shard_size : int
-        Units per shard.
+        Units per shard (but in a trial, `eleusis_lab.runner.shard_size`).
     events, predictions : bool
         Whether the event table is written, and with the agents' predictions.
     isolate : float or None

@@ -82,7 +82,7 @@ def test_one_row_per_game_and_seat_with_the_expected_columns(run):
     oracle = table["agent"].str.contains("oracle", case=False)
     assert (table.loc[oracle, "plays_to_identify"] == 1).all()
     assert table.loc[~oracle, "plays_to_identify"].isna().all()
-    assert (table["shard"] == table["game"] // 4).all()
+    assert (table["shard"] == table["game"] // 3).all()  # 6 games: shards of half, not 4
     assert (table["faults"] == 0).all()
     assert (table["wall_time"] > 0).all()
     # in a mixed line-up, the agents take turns at the seats
@@ -263,8 +263,8 @@ def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
 
 
 def test_resume_runs_only_the_missing_shards(tmp_path):
-    first = run_experiment(small(), out=tmp_path, progress=False, games=4)
-    assert first.attrs["shards_run"] == 4
+    first = run_experiment(small(), out=tmp_path, progress=False, games=8)
+    assert first.attrs["shards_run"] == 8  # 4 cells of 2 shards of 4 games
     # a temporary file of a killed writer is ignored and cleaned up
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
@@ -272,11 +272,11 @@ def test_resume_runs_only_the_missing_shards(tmp_path):
     (tmp_path / "rows" / f".tmp-{int(dead.stdout)}-x.parquet.y").write_bytes(b"junk")
     (tmp_path / "rows" / f".tmp-{os.getpid()}-x.parquet.y").write_bytes(b"a live writer's")
     rows_path(tmp_path, "stale").write_bytes(b"")  # another spec's shard: not read
-    second = run_experiment(small(), out=tmp_path, progress=False)
-    # the first shard of each cell ([0, 4)) is the same with 4 or 6 games: kept
-    assert (second.attrs["shards_run"], second.attrs["shards_skipped"]) == (4, 4)
-    third = run_experiment(small(), out=tmp_path, progress=False)
-    assert (third.attrs["shards_run"], third.attrs["shards_skipped"]) == (0, 8)
+    second = run_experiment(small(), out=tmp_path, progress=False, games=12)
+    # the shards [0, 4) and [4, 8) of each cell are the same with 8 or 12 games: kept
+    assert (second.attrs["shards_run"], second.attrs["shards_skipped"]) == (4, 8)
+    third = run_experiment(small(), out=tmp_path, progress=False, games=12)
+    assert (third.attrs["shards_run"], third.attrs["shards_skipped"]) == (0, 12)
     assert [p.name for p in (tmp_path / "rows").glob(".tmp-*")] == [
         f".tmp-{os.getpid()}-x.parquet.y"
     ]
@@ -438,7 +438,8 @@ def test_bad_run_settings_are_config_errors(tmp_path):
 def test_the_games_override_and_a_loaded_spec(tmp_path):
     spec = load_spec(small())
     table = run_experiment(spec, out=tmp_path, games=2, progress=False)
-    assert table["game"].max() == 1 and len(plan_shards(spec.with_units(2))) == 4
+    # 2 games: 4 cells of 2 shards of 1 (half the games), not of the spec's 4
+    assert table["game"].max() == 1 and len(plan_shards(spec.with_units(2))) == 8
 
 
 def test_the_progress_bar_is_on_by_default_and_off_when_asked(tmp_path, capsys):

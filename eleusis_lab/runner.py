@@ -429,7 +429,6 @@ def run_experiment(
         raise ConfigError(f"{out}: cannot write results there: {error}") from None
 
     shards = plan_shards(spec)
-    _know_pools(spec)
     manifest = read_manifest(out)
     stored, refused = verify_shards(out, [shard.name for shard in shards], manifest)
     if refused and not repair:
@@ -451,6 +450,8 @@ def run_experiment(
         manifest["shards"].pop(bad.shard, None)
     write_manifest(out, manifest)
     todo = [shard for shard in shards if shard.name not in stored]
+    if todo:  # the pools' figures serve the rows to write; a finished run reads its own
+        _know_pools(spec)
     previous = read_metadata(out) or {}
     run = {
         "started": _now(),

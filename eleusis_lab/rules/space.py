@@ -118,6 +118,16 @@ def packed_table(n_probes: int, n: int, blocks: Iterable[np.ndarray]) -> np.ndar
     return table
 
 
+#: The eight float32 verdicts (1.0 right, 0.0 wrong) of each packed byte, as one 32-byte
+#: item, so that a row of bytes becomes its floats in one `np.take`.
+_BYTE_FLOATS = (
+    np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+    .astype(np.float32)
+    .view(np.dtype((np.void, 32)))
+    .reshape(256)
+)
+
+
 class PackedVerdicts(abc.ABC):
     """Reads of a packed verdict table (see the module docstring), for a space with a
     ``table`` (uint8, one row per probe), ``contexts`` and a length (its hypotheses).
@@ -195,6 +205,27 @@ class PackedVerdicts(abc.ABC):
         skip = start & 7  # the bits of the first byte before ``start``
         packed = self.table[probes, start >> 3 : packed_width(stop)]
         return unpack_verdicts(packed, skip + stop - start)[..., skip:]
+
+    def verdict_floats(self, probes, stop: int | None = None) -> np.ndarray:
+        """`verdict_rows` from hypothesis 0, as float32 ones and zeros, C-contiguous: the
+        operand of a product with the hypotheses' weights.
+
+        Each packed byte becomes its eight floats in one gather (`_BYTE_FLOATS`),
+        without the bool row and the cast of `verdict_rows(...).astype(np.float32)`,
+        whose values it holds to the bit.
+
+        >>> from eleusis_lab.rules.enumerate import build_space
+        >>> space = build_space("colours_suits", max_hypotheses=500, cache=False)
+        >>> floats = space.verdict_floats([0, 13], stop=20)
+        >>> floats.dtype.name, floats.shape
+        ('float32', (2, 20))
+        >>> bool((floats == space.verdict_rows([0, 13], stop=20)).all())
+        True
+        """
+        stop = len(self) if stop is None else stop
+        packed = self.table[probes, : packed_width(stop)]
+        floats = np.take(_BYTE_FLOATS, packed).view(np.float32)[..., :stop]
+        return np.ascontiguousarray(floats)
 
     def verdicts(self, hypothesis: int) -> np.ndarray:
         """A hypothesis's verdicts, shape (n_contexts, 52): True where the card is right."""

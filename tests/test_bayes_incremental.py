@@ -26,6 +26,7 @@ from eleusis_agents.posterior import (
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import GameInfo
 from eleusis_lab.games.classic import play_classic
+from eleusis_lab.rules import Context
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.shards import IDENTIFIED_MASS, _same_rule
 
@@ -157,3 +158,44 @@ def test_verdict_bits_read_by_rows_equal_the_bits_one_by_one():
     assert np.array_equal(space.verdict_bits(probes[:, None], hypotheses), expected)
     assert np.array_equal(space.verdict_bits(int(probes[0]), hypotheses), expected[0])
     assert np.array_equal(space.verdict_bits(probes[None, :], hypotheses[:, None]), expected.T)
+
+
+def test_verdict_floats_are_the_verdicts_cast_to_the_bit():
+    space = build_space("colours_suits", max_hypotheses=500, cache=False)
+    rng = np.random.default_rng(5)
+    weights = (rng.random(space.padded_size) ** 6).astype(np.float32)
+    for stop in (len(space), space.padded_size, 13, 1):
+        probes = rng.choice(space.n_probes, 14)
+        floats = space.verdict_floats(probes, stop=stop)
+        cast = space.verdict_rows(probes, stop=stop).astype(np.float32)
+        assert floats.flags.c_contiguous and np.array_equal(floats, cast)
+        assert np.array_equal(floats @ weights[:stop], cast @ weights[:stop])
+        one = int(probes[0])
+        assert space.verdict_floats(one, stop) @ weights[:stop] == cast[0] @ weights[:stop]
+
+
+class _Unshared(BayesAgent):
+    """A Bayes agent that weighs its posterior before any play itself, as it used to."""
+
+    def _opening(self, fallback):
+        self.opening_ = None
+        return None
+
+
+def test_the_shared_opening_is_the_agents_own_posterior_to_the_bit():
+    """Before any play, the posterior and P(right) come from the space's `Opening`,
+    shared by games and agents: exactly what the agent computes alone, game after game."""
+    record = scripted_game("color(card) != color(last)", 0)
+    for _ in range(2):  # the second game reads what the first filled in
+        shared, alone = replayed(record), replayed(record)
+        alone.__class__ = _Unshared
+        contexts = [Context((record.starter,)), Context((record.starter, record.events[0].card))]
+        for context in contexts:
+            assert np.array_equal(shared.predict_faces(context), alone.predict_faces(context))
+        assert shared.opening_ is not None and alone.opening_ is None
+        assert np.array_equal(shared.posterior()[0], alone.posterior()[0])
+        assert shared.propose_rule() == alone.propose_rule()
+        shared.observe(record.events[0])
+        alone.observe(record.events[0])
+        assert shared.predict_faces(contexts[0]) is not None and shared.opening_ is None
+        assert np.array_equal(shared.predict_faces(contexts[1]), alone.predict_faces(contexts[1]))

@@ -119,6 +119,22 @@ def _most_probable(posterior: np.ndarray, k: int) -> np.ndarray:
     return candidates[order[:k]]
 
 
+def _share(posterior: np.ndarray, says_right: np.ndarray) -> float:
+    """The share of ``posterior`` (the weights of some hypotheses) on those that say a
+    card is right (``says_right``, 0 or 1 each): 0 when the hypotheses weigh nothing.
+
+    In a classic game the most probable hypotheses of a cell can all have fallen to 0;
+    0 / 0 made the lookahead's scores NaN, and its choice among them fail.
+
+    >>> _share(np.array([0.25, 0.5], np.float32), np.array([1, 0], np.float32))
+    0.3333...
+    >>> _share(np.zeros(2, np.float32), np.ones(2, np.float32))
+    0.0
+    """
+    total = posterior.sum()
+    return float(posterior @ says_right / total) if total > 0 else 0.0
+
+
 @dataclass(frozen=True)
 class Switch:
     """A feature of the context with a few values, each named by a rule condition.
@@ -593,7 +609,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 cell_now = None if values[s] is None else self.first_cell_[s] + values[s]
                 p_now = 1.0
                 if cell_now is not None:
-                    p_now = float(posteriors[cell_now] @ now / posteriors[cell_now].sum())
+                    p_now = _share(posteriors[cell_now], now)
                 w = weights[s] * p_now  # the switch's weight once the card is right
                 if after_values[s] is None:
                     fixed += w
@@ -606,7 +622,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 if total > 0:
                     columns.append(column / total)
                     mixed.append(w)
-            if not columns:
+            if not columns or sum(mixed) + fixed <= 0:  # surely wrong: it opens nothing
                 continue
             said = weight_calling_right(
                 self.space_, after * N_FACES + faces, np.stack(columns, axis=1), at

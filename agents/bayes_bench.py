@@ -163,7 +163,9 @@ def agent_decisions(
     measures them (learn the plays since its last turn, then choose from a hand), and
     what checking after every play whether it has found the rule costs
     (``identify_ms_per_play``: `eleusis_lab.agent.Agent.confident_proposal`, as the
-    experiments ask it), on the same replayed classic games of random agents.
+    experiments ask it), on the same replayed classic games of random agents, in two
+    passes: a check weighs what the next decision would, so timed together each would
+    hide part of the other's cost.
 
     >>> figures = agent_decisions("bayes", 500, grammar="colours_suits", games=1)
     >>> sorted(figures)
@@ -172,33 +174,29 @@ def agent_decisions(
     from eleusis_lab.registry import make_agent
     from eleusis_lab.shards import IDENTIFIED_MASS
 
-    rng = np.random.default_rng(seed)
-    rules = [entry.rule for entry in catalog()]
-    deck = standard_deck()
     decisions, checks = [], []
-    for game in range(games):
-        rule = rules[int(rng.integers(len(rules)))]
-        record = play_classic(rule, [RandomAgent() for _ in range(players)], seed=seed + game)
-        bayes = make_agent(agent, max_hypotheses=max_hypotheses, **params)
-        info = GameInfo("classic", 0, players, (), record.starter)
-        bayes.start_game(info, np.random.default_rng(game))
-        for start in range(0, len(record.events), players):
-            on_line = {card.face for card in bayes.line_}
-            free = [card for card in deck if card.face not in on_line]
-            size = min(hand_size, len(free))
-            hand = tuple(free[i] for i in rng.choice(len(free), size, replace=False))
-            began, checking = time.perf_counter(), 0.0
-            for event in record.events[start : start + players]:
-                bayes.observe(event)
-                checked = time.perf_counter()
-                bayes.confident_proposal(IDENTIFIED_MASS)
-                checking += time.perf_counter() - checked
-                checks.append(time.perf_counter() - checked)
-            obs = Observation(
-                "classic", 0, 1, hand, tuple(bayes.line_), ((),) * players, bayes.last_right_
-            )
-            bayes.choose_play(obs)
-            decisions.append(time.perf_counter() - began - checking)
+    for identify in (False, True):  # apart: a check's pass over the model serves a decision
+        rng = np.random.default_rng(seed)
+        for game, record, hand_of in _replayed_games(rng, games, players, hand_size, seed):
+            bayes = make_agent(agent, max_hypotheses=max_hypotheses, **params)
+            info = GameInfo("classic", 0, players, (), record.starter)
+            bayes.start_game(info, np.random.default_rng(game))
+            for start in range(0, len(record.events), players):
+                hand = hand_of(bayes.line_)
+                began = time.perf_counter()
+                for event in record.events[start : start + players]:
+                    bayes.observe(event)
+                    if identify:
+                        checked = time.perf_counter()
+                        bayes.confident_proposal(IDENTIFIED_MASS)
+                        checks.append(time.perf_counter() - checked)
+                if identify:
+                    continue
+                obs = Observation(
+                    "classic", 0, 1, hand, tuple(bayes.line_), ((),) * players, bayes.last_right_
+                )
+                bayes.choose_play(obs)
+                decisions.append(time.perf_counter() - began)
     ms = np.array(decisions) * 1e3
     return {
         "decisions": len(ms),
@@ -207,6 +205,24 @@ def agent_decisions(
         "p95_ms": round(float(np.percentile(ms, 95)), 3),
         "identify_ms_per_play": round(1e3 * float(np.mean(checks)), 3),
     }
+
+
+def _replayed_games(rng, games: int, players: int, hand_size: int, seed: int):
+    """Classic games of random agents over catalog rules, to replay to an agent: each
+    game's number, record and a function drawing a hand of the faces not on a line."""
+    rules = [entry.rule for entry in catalog()]
+    deck = standard_deck()
+
+    def hand_of(line) -> tuple:
+        on_line = {card.face for card in line}
+        free = [card for card in deck if card.face not in on_line]
+        size = min(hand_size, len(free))
+        return tuple(free[i] for i in rng.choice(len(free), size, replace=False))
+
+    for game in range(games):
+        rule = rules[int(rng.integers(len(rules)))]
+        record = play_classic(rule, [RandomAgent() for _ in range(players)], seed=seed + game)
+        yield game, record, hand_of
 
 
 def first_decision(

@@ -6,6 +6,11 @@ the spaces it needs once, into the disk cache), or call the functions:
 - `measure_build`: seconds and peak memory to enumerate a space, in a fresh process;
 - `time_decisions`: milliseconds per decision (learn the plays since the agent's last
   turn, then choose among a 14-card hand), over the contexts of real games;
+- `agent_decisions`: the same for ``bayes`` or ``bayes-context``, and the cost of checking
+  after every play whether the agent has found the rule;
+- `first_decision`: a first decision against one plain read of the bytes it needs;
+  `decision_report` prints these against issue 17's targets (``eleusis-lab bench
+  decisions``);
 - `identification`: over the catalog rules inside the agent's grammar, the fraction of
   classic games where the posterior probability of the true behaviour reaches 0.9
   within the first 30 public plays.
@@ -40,7 +45,7 @@ from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.games.classic import play_classic
-from eleusis_lab.rules import Rule
+from eleusis_lab.rules import Context, Rule
 from eleusis_lab.rules.analysis import check_acceptable
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG
@@ -48,7 +53,16 @@ from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.grammar import Grammar
 from eleusis_lab.rules.space import HypothesisSpace, unpack_verdicts
 
-__all__ = ["game_equivalents", "identification", "main", "measure_build", "time_decisions"]
+__all__ = [
+    "agent_decisions",
+    "decision_report",
+    "first_decision",
+    "game_equivalents",
+    "identification",
+    "main",
+    "measure_build",
+    "time_decisions",
+]
 
 WITHIN = 30  # public plays
 THRESHOLD = 0.9  # posterior probability of the true behaviour
@@ -134,6 +148,180 @@ def time_decisions(
         "max_ms": round(float(ms.max()), 3),
         "first_ms": round(float(ms[0]), 3),
     }
+
+
+def agent_decisions(
+    agent: str = "bayes",
+    max_hypotheses: int = 100_000,
+    games: int = 5,
+    players: int = 4,
+    hand_size: int = 14,
+    seed: int = 0,
+    **params,
+) -> dict:
+    """Milliseconds per decision of a registered Bayesian agent, as `time_decisions`
+    measures them (learn the plays since its last turn, then choose from a hand), and
+    what checking after every play whether it has found the rule costs
+    (``identify_ms_per_play``: `eleusis_lab.agent.Agent.confident_proposal`, as the
+    experiments ask it), on the same replayed classic games of random agents, in two
+    passes: a check weighs what the next decision would, so timed together each would
+    hide part of the other's cost.
+
+    >>> figures = agent_decisions("bayes", 500, grammar="colours_suits", games=1)
+    >>> sorted(figures)
+    ['decisions', 'identify_ms_per_play', 'mean_ms', 'median_ms', 'p95_ms']
+    """
+    from eleusis_lab.registry import make_agent
+    from eleusis_lab.shards import IDENTIFIED_MASS
+
+    decisions, checks = [], []
+    for identify in (False, True):  # apart: a check's pass over the model serves a decision
+        rng = np.random.default_rng(seed)
+        for game, record, hand_of in _replayed_games(rng, games, players, hand_size, seed):
+            bayes = make_agent(agent, max_hypotheses=max_hypotheses, **params)
+            info = GameInfo("classic", 0, players, (), record.starter)
+            bayes.start_game(info, np.random.default_rng(game))
+            for start in range(0, len(record.events), players):
+                hand = hand_of(bayes.line_)
+                began = time.perf_counter()
+                for event in record.events[start : start + players]:
+                    bayes.observe(event)
+                    if identify:
+                        checked = time.perf_counter()
+                        bayes.confident_proposal(IDENTIFIED_MASS)
+                        checks.append(time.perf_counter() - checked)
+                if identify:
+                    continue
+                obs = Observation(
+                    "classic", 0, 1, hand, tuple(bayes.line_), ((),) * players, bayes.last_right_
+                )
+                bayes.choose_play(obs)
+                decisions.append(time.perf_counter() - began)
+    ms = np.array(decisions) * 1e3
+    return {
+        "decisions": len(ms),
+        "mean_ms": round(float(ms.mean()), 3),
+        "median_ms": round(float(np.median(ms)), 3),
+        "p95_ms": round(float(np.percentile(ms, 95)), 3),
+        "identify_ms_per_play": round(1e3 * float(np.mean(checks)), 3),
+    }
+
+
+def _replayed_games(rng, games: int, players: int, hand_size: int, seed: int):
+    """Classic games of random agents over catalog rules, to replay to an agent: each
+    game's number, record and a function drawing a hand of the faces not on a line."""
+    rules = [entry.rule for entry in catalog()]
+    deck = standard_deck()
+
+    def hand_of(line) -> tuple:
+        on_line = {card.face for card in line}
+        free = [card for card in deck if card.face not in on_line]
+        size = min(hand_size, len(free))
+        return tuple(free[i] for i in rng.choice(len(free), size, replace=False))
+
+    for game in range(games):
+        rule = rules[int(rng.integers(len(rules)))]
+        record = play_classic(rule, [RandomAgent() for _ in range(players)], seed=seed + game)
+        yield game, record, hand_of
+
+
+def first_decision(
+    max_hypotheses: int = 1_000_000,
+    grammar: str | Grammar = "standard",
+    hand_size: int = 14,
+    repeats: int = 5,
+    seed: int = 0,
+) -> dict:
+    """A `BayesAgent`'s first decision of a game against one plain read of the bytes it
+    needs: the packed verdicts of its hand's probes, its log prior (float32) and its
+    counts (uint16), each read once by a numpy reduction.
+
+    Three first decisions, in paired rounds (medians): ``cold``, with nothing shared yet
+    (the space's `eleusis_agents.bayes.Opening` dropped: the prior weighed, every
+    probe's product computed); ``new_deal``, the prior's weights shared by an earlier
+    game but not these probes' products; ``warm``, both shared (the same deal again).
+    The space is loaded beforehand.
+
+    >>> figures = first_decision(2000, grammar="colours_suits", repeats=1)
+    >>> sorted(figures)[:5]
+    ['cold_ms', 'cold_x', 'hypotheses', 'new_deal_ms', 'new_deal_x']
+    >>> figures["warm_ms"] <= figures["cold_ms"] * 10  # shared work is never a loss
+    True
+    """
+    from eleusis_agents.bayes import _OPENINGS
+
+    rng = np.random.default_rng(seed)
+    deck = standard_deck()
+    rounds = []
+    for _ in range(repeats):
+        starter, *hand = (deck[i] for i in rng.choice(len(deck), hand_size + 1, replace=False))
+        obs = Observation("classic", 0, 1, tuple(hand), (starter,), ((),) * 4, None)
+        info = GameInfo("classic", 0, 4, (), starter)
+        times = {}
+        for kind in ("cold", "new_deal", "warm"):
+            agent = BayesAgent(grammar=grammar, max_hypotheses=max_hypotheses)
+            agent.start_game(info, np.random.default_rng(seed))
+            if kind == "cold":
+                _OPENINGS.pop(agent.space_, None)
+            elif kind == "new_deal":
+                for opening in _OPENINGS.get(agent.space_, {}).values():
+                    opening.said.clear()
+            began = time.perf_counter()
+            agent.choose_play(obs)
+            times[kind] = time.perf_counter() - began
+        times["read"], nbytes = _plain_read(agent, obs)
+        rounds.append(times)
+    medians = {kind: float(np.median([r[kind] for r in rounds])) * 1e3 for kind in rounds[0]}
+    figures = {"hypotheses": len(agent.space_), "read_MB": round(nbytes / 2**20, 2)}
+    figures["read_ms"] = round(medians["read"], 3)
+    for kind in ("cold", "new_deal", "warm"):
+        figures[f"{kind}_ms"] = round(medians[kind], 3)
+        figures[f"{kind}_x"] = round(medians[kind] / medians["read"], 1)
+    return figures
+
+
+def _plain_read(agent: BayesAgent, obs: Observation) -> tuple[float, int]:
+    """Seconds of one plain read of what a first decision reads, and its bytes."""
+    space = agent.space_
+    index = space.context_index(Context(obs.main_line, obs.last_play_right))
+    rows = space.table[[index * N_FACES + card.face for card in obs.hand]]  # a copy: not timed
+    began = time.perf_counter()
+    np.bitwise_or.reduce(rows, axis=None)
+    agent.log_prior_.max()
+    agent.mismatches_.max()
+    seconds = time.perf_counter() - began
+    return seconds, rows.nbytes + agent.log_prior_.nbytes + agent.mismatches_.nbytes
+
+
+def decision_report(
+    hypotheses: int = 100_000,
+    large: int | None = 1_000_000,
+    large_grammar: str = "standard",
+    games: int = 5,
+) -> str:
+    """The figures of issue 17's targets, one line each, with the targets beside them:
+    ms per decision of ``bayes`` and ``bayes-context`` at ``hypotheses`` (default
+    models), and a first decision at ``large`` hypotheses against a plain read."""
+    lines = []
+    for agent, target in (("bayes", 1.0), ("bayes-context", 5.0)):
+        figures = agent_decisions(agent, hypotheses, games=games)
+        mean = figures["mean_ms"]
+        lines.append(
+            f"{agent} at {hypotheses:,} hypotheses: {mean:.2f} ms per decision (median"
+            f" {figures['median_ms']:.2f}, p95 {figures['p95_ms']:.2f}; target <= {target:g}:"
+            f" {'met' if mean <= target else 'not met'}); identification checked in"
+            f" {figures['identify_ms_per_play']:.3f} ms per play"
+        )
+    if large:
+        figures = first_decision(large, large_grammar)
+        lines.append(
+            f"first bayes decision at {figures['hypotheses']:,} hypotheses ({large_grammar}):"
+            f" plain read of its {figures['read_MB']} MB {figures['read_ms']:.2f} ms; cold"
+            f" {figures['cold_ms']:.2f} ms ({figures['cold_x']}x), new deal"
+            f" {figures['new_deal_ms']:.2f} ms ({figures['new_deal_x']}x), warm"
+            f" {figures['warm_ms']:.2f} ms ({figures['warm_x']}x); target <= 5x"
+        )
+    return "\n".join(lines)
 
 
 # -- identification ---------------------------------------------------------------------

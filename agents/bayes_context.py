@@ -74,7 +74,7 @@ from eleusis_agents.posterior import (
     count_mismatches,
     log_odds,
     log_weights,
-    normalise,
+    weigh_in_place,
     weight_calling_right,
 )
 from eleusis_agents.solo_declaring import SoloDeclaring
@@ -117,6 +117,22 @@ def _most_probable(posterior: np.ndarray, k: int) -> np.ndarray:
         candidates = np.arange(len(posterior))
     order = np.lexsort((candidates, -posterior[candidates]))
     return candidates[order[:k]]
+
+
+def _share(posterior: np.ndarray, says_right: np.ndarray) -> float:
+    """The share of ``posterior`` (the weights of some hypotheses) on those that say a
+    card is right (``says_right``, 0 or 1 each): 0 when the hypotheses weigh nothing.
+
+    In a classic game the most probable hypotheses of a cell can all have fallen to 0;
+    0 / 0 made the lookahead's scores NaN, and its choice among them fail.
+
+    >>> _share(np.array([0.25, 0.5], np.float32), np.array([1, 0], np.float32))
+    0.3333...
+    >>> _share(np.zeros(2, np.float32), np.ones(2, np.float32))
+    0.0
+    """
+    total = posterior.sum()
+    return float(posterior @ says_right / total) if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -371,7 +387,12 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
         self.switch_log_prior_ = np.log(switch_prior)
         self.fallback_ = LaplaceFallback()
-        self.cells_ = {}  # cell -> (log evidence, posterior), computed when needed
+        self.evidence_: dict[int, float] = {}  # each cell's log evidence, when needed
+        self.cells_: dict[int, np.ndarray] = {}  # each cell's posterior, when needed
+        # Where they are computed: the evidence of every cell a play changed in one
+        # array, which stays in the cache; the posteriors, fewer, each in its own row.
+        self.scratch_ = np.empty(len(space), np.float32)
+        self.cell_rows_ = np.empty((n_cells, len(space)), np.float32)
         self.tops_ = {}  # (cell, k) -> the k most probable rules of the cell, best first
         self.behaviours_ = None  # `_behaviours`, until the next play or refutation
         self.canonical_ = {}  # switched key -> plain key of the same behaviour
@@ -392,7 +413,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         state = self.__dict__.copy()
         # Rebuilt from the space and history_ (switches hold functions: chosen by name).
         rebuilt = "space_ switches_ switch_of_cell_ templates_ base_switch_ mismatches_"
-        caches = "log_prior_ plain_log_prior_ cells_ tops_ behaviours_ canonical_"
+        caches = "log_prior_ plain_log_prior_ evidence_ cells_ scratch_ cell_rows_ tops_"
+        caches += " behaviours_ canonical_"
         for name in (rebuilt + " " + caches).split():
             state.pop(name, None)
         return state
@@ -422,6 +444,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             count_mismatches(self.mismatches_, self.space_, probe, right, rows=cells)
         for cell in cells:
             self.seen_[cell] += 1
+            self.evidence_.pop(cell, None)
             self.cells_.pop(cell, None)
             self.tops_.pop((cell, _ALTERNATIVES), None)
             self.tops_.pop((cell, _LOOKAHEAD), None)
@@ -435,17 +458,30 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     # -- the posterior --------------------------------------------------------------------
 
-    def _cell(self, cell: int) -> tuple[float, np.ndarray]:
-        """A cell's log evidence and posterior over the base space."""
+    def _evidence(self, cell: int) -> float:
+        """A cell's log evidence: 0 until a play reaches it."""
+        if not self.seen_[cell]:
+            return 0.0
+        if cell not in self.evidence_:
+            self.evidence_[cell] = self._weigh(cell, self.scratch_)[0]
+        return self.evidence_[cell]
+
+    def _cell(self, cell: int) -> np.ndarray:
+        """A cell's posterior over the base space."""
         if cell not in self.cells_:
-            log_prior = self._cell_prior(cell)
-            if self.seen_[cell] == 0:
-                self.cells_[cell] = (0.0, np.exp(log_prior))
+            row = self.cell_rows_[cell]
+            if not self.seen_[cell]:
+                np.exp(self._cell_prior(cell), out=row)
             else:
-                self.cells_[cell] = normalise(
-                    log_weights(self.mismatches_[cell], log_prior, self.noise)
-                )
+                self.evidence_[cell], total = self._weigh(cell, row)
+                np.divide(row, np.float32(total), out=row)
+            self.cells_[cell] = row
         return self.cells_[cell]
+
+    def _weigh(self, cell: int, out: np.ndarray) -> tuple[float, float]:
+        """A cell's weights into ``out``, its log evidence and their total (`weigh_in_place`)."""
+        logw = log_weights(self.mismatches_[cell], self._cell_prior(cell), self.noise, out=out)
+        return weigh_in_place(logw)
 
     def _cell_prior(self, cell: int) -> np.ndarray:
         """The prior of a cell's rule: the plain rule's (cell 0), a template's, or the
@@ -465,7 +501,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         """The ``k`` most probable rules of a cell, most probable first."""
         key = (self._prior_key(cell), k)
         if key not in self.tops_:
-            self.tops_[key] = _most_probable(self._cell(cell)[1], k)
+            self.tops_[key] = _most_probable(self._cell(cell), k)
         return self.tops_[key]
 
     def _switch_posterior(self) -> tuple[np.ndarray, float]:
@@ -474,8 +510,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         for s, switch in enumerate(self.switches_):
             first = self.first_cell_[s]
             for cell in range(first, first + len(switch.conditions)):
-                if self.seen_[cell]:
-                    log_evidence[s] += self._cell(cell)[0]
+                log_evidence[s] += self._evidence(cell)
         # The switches' evidence leaves out the (1 - noise) of every play: so does this.
         fallback = self.fallback_.log_weight(self.fallback, self.noise, self.fallback_.plays)
         top = max(log_evidence.max(), fallback)
@@ -507,8 +542,9 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             cells.setdefault(self._prior_key(cell), [cell, 0.0])[1] += weights[s]
         # P(right) is linear in each cell's posterior: mix the posteriors, then one product
         mixture, total = np.zeros(len(self.space_), np.float32), 0.0
+        scaled = np.empty_like(mixture)
         for cell, weight in cells.values():
-            mixture += np.float32(weight) * self._cell(cell)[1]
+            mixture += np.multiply(self._cell(cell), np.float32(weight), out=scaled)
             total += weight
         said = weight_calling_right(self.space_, index * N_FACES + faces, mixture)
         said = np.clip(said, 0.0, total)
@@ -559,7 +595,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 tops[cell] = self._top(cell, min(_LOOKAHEAD, len(self.space_)))
         hypotheses = np.unique(np.concatenate(list(tops.values())))
         at = self.space_.bit_position(hypotheses)
-        posteriors = {cell: self._cell(cell)[1][hypotheses] for cell in tops}
+        posteriors = {cell: self._cell(cell)[hypotheses] for cell in tops}
         faces = np.arange(N_FACES)
         for i, card in enumerate(hand):
             now = self.space_.verdict_bits(index * N_FACES + card.face, at).astype(np.float32)
@@ -573,7 +609,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 cell_now = None if values[s] is None else self.first_cell_[s] + values[s]
                 p_now = 1.0
                 if cell_now is not None:
-                    p_now = float(posteriors[cell_now] @ now / posteriors[cell_now].sum())
+                    p_now = _share(posteriors[cell_now], now)
                 w = weights[s] * p_now  # the switch's weight once the card is right
                 if after_values[s] is None:
                     fixed += w
@@ -586,7 +622,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 if total > 0:
                     columns.append(column / total)
                     mixed.append(w)
-            if not columns:
+            if not columns or sum(mixed) + fixed <= 0:  # surely wrong: it opens nothing
                 continue
             said = weight_calling_right(
                 self.space_, after * N_FACES + faces, np.stack(columns, axis=1), at
@@ -632,7 +668,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def _product(self, s: int, rules: tuple) -> float:
         first = self.first_cell_[s]
-        return math.prod(float(self._cell(first + v)[1][h]) for v, h in enumerate(rules))
+        return math.prod(float(self._cell(first + v)[h]) for v, h in enumerate(rules))
 
     def _canonical(self, key: tuple) -> tuple:
         """The plain key of a rule switched on the last card, when the base space has it.

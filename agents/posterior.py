@@ -18,6 +18,8 @@ over the same space (`ContextBayesAgent`'s cells):
 - `Pruner` weighs a row leaving out the hypotheses far below the best
   (`PrunedWeights`);
 - `weight_calling_right` sums the weights of the hypotheses that call probes right;
+- `Leaders` bounds the probability of the best hypothesis from a few of them, so that
+  it need not be weighed after every play to know it is still below a threshold;
 - `LaplaceFallback` is the "none of the above" hypothesis both agents add.
 
 It reads the verdict table only through the space's `PackedVerdicts` methods.
@@ -56,12 +58,15 @@ from eleusis_lab.rules.space import BitPosition, PackedVerdicts
 
 __all__ = [
     "LaplaceFallback",
+    "Leaders",
     "PrunedWeights",
     "Pruner",
     "count_mismatches",
+    "exp_in_place",
     "log_odds",
     "log_weights",
     "normalise",
+    "weigh_in_place",
     "weight_calling_right",
 ]
 
@@ -108,20 +113,25 @@ def count_mismatches(
         np.logical_not(mismatched, out=mismatched)  # the hypotheses that said wrong
     if rows is None:
         np.add(mismatches, mismatched, out=mismatches)
-    else:
-        mismatches[rows] += mismatched
+        return
+    for row in np.atleast_1d(rows):  # in place: a gathered copy costs three times as much
+        np.add(mismatches[row], mismatched, out=mismatches[row])
 
 
-def log_weights(mismatches: np.ndarray, log_prior: np.ndarray, noise: float) -> np.ndarray:
+def log_weights(
+    mismatches: np.ndarray, log_prior: np.ndarray, noise: float, out: np.ndarray | None = None
+) -> np.ndarray:
     """The log weight of each hypothesis, float32: ``mismatches * log_odds(noise) +
-    log_prior``, leaving out the ``(1 - noise) ** n`` all hypotheses share.
+    log_prior``, leaving out the ``(1 - noise) ** n`` all hypotheses share; into ``out``
+    (float32, of the counts' shape) if given.
 
     >>> log_weights(np.array([0, 2], np.uint16), np.zeros(2, np.float32), 0.5).tolist()
     [0.0, 0.0]
     >>> float(log_weights(np.array([1], np.uint16), np.zeros(1, np.float32), 0.1)[0])
     -2.1972...
     """
-    logw = mismatches.astype(np.float32)
+    logw = np.empty(mismatches.shape, np.float32) if out is None else out
+    np.copyto(logw, mismatches)
     logw *= np.float32(log_odds(noise))
     logw += log_prior
     return logw
@@ -135,10 +145,51 @@ def normalise(logw: np.ndarray) -> tuple[float, np.ndarray]:
     >>> round(math.exp(log_evidence), 5), posterior.tolist()
     (4.0, [0.25, 0.75])
     """
+    weights = np.array(logw, np.float32)
+    log_evidence, total = weigh_in_place(weights)
+    return log_evidence, np.divide(weights, np.float32(total), out=weights)
+
+
+def weigh_in_place(logw: np.ndarray) -> tuple[float, float]:
+    """Turn a row of log weights into weights, the best at 1, in place: their log
+    evidence (as `normalise` gives it) and their total (float64), which divides them
+    into the posterior.
+
+    >>> weights = np.log(np.array([1, 3], np.float32))
+    >>> log_evidence, total = weigh_in_place(weights)
+    >>> round(math.exp(log_evidence), 5), round(total, 5), [round(float(w), 5) for w in weights]
+    (4.0, 1.33333, [0.33333, 1.0])
+    """
     top = float(logw.max())
-    weights = np.exp(logw - np.float32(top))
-    total = float(weights.sum(dtype=np.float64))
-    return top + math.log(total), weights / np.float32(total)
+    exp_in_place(np.subtract(logw, np.float32(top), out=logw))
+    total = float(logw.sum(dtype=np.float64))
+    return top + math.log(total), total
+
+
+#: From about -87.3 to -104 float32's exp is subnormal, and a SIMD lane that computes
+#: a subnormal slows its whole vector a hundredfold: `exp_in_place` takes these apart.
+_SUBNORMAL_EXP = (-110.0, -87.0)
+
+
+def exp_in_place(x: np.ndarray) -> np.ndarray:
+    """``np.exp(x, out=x)``, float32, to the bit, the subnormal results apart.
+
+    Weights far below the best come out subnormal, a few among many: scattered, one
+    in 16 of them made numpy's exp 14 times slower; gathered, they cost their share.
+
+    >>> x = np.array([0.0, -1.0, -95.0, -200.0], np.float32)
+    >>> bool((exp_in_place(x.copy()) == np.exp(x)).all())
+    True
+    """
+    low, high = _SUBNORMAL_EXP
+    if not len(x) or x.min() >= high:
+        return np.exp(x, out=x)
+    apart = np.flatnonzero((x < high) & (x >= low))
+    subnormal = x[apart]
+    x[apart] = 0.0
+    np.exp(x, out=x)
+    x[apart] = np.exp(subnormal)
+    return x
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -158,6 +209,8 @@ class PrunedWeights:
         The sum of ``weights``, in float64.
     fallback : float
         The fallback's weight, on the same scale.
+    top : float
+        The log weight (`log_weights`) that weighs 1: the best's, or the fallback's.
     """
 
     weights: np.ndarray
@@ -165,6 +218,7 @@ class PrunedWeights:
     position: BitPosition | None
     total: float
     fallback: float
+    top: float
 
 
 class Pruner:
@@ -220,15 +274,17 @@ class Pruner:
         logw = log_weights(mismatches, log_prior, noise)
         best = float(logw.max())
         top = max(best, fallback_log_weight)
-        active = np.flatnonzero(logw > np.float32(top - self.prune))
+        kept = logw > np.float32(top - self.prune)
+        n_kept = int(np.count_nonzero(kept))
         self.candidates = None
-        if len(active) * 32 < len(logw):  # few: gathering many costs more than a full pass
+        if n_kept * 32 < len(logw):  # few: gathering many costs more than a full pass
             near = np.flatnonzero(logw > np.float32(best - self.prune - self.slack))
             self.candidates = (near, best) if len(near) * 32 < len(logw) else None
-        if len(active) * 4 < len(logw):
+        if n_kept * 4 < len(logw):
+            active = np.flatnonzero(kept)
             return _pruned(np.exp(logw[active] - np.float32(top)), active, fallback_log_weight, top)
         logw -= np.float32(top)
-        return _pruned(np.exp(logw, out=logw), None, fallback_log_weight, top)
+        return _pruned(exp_in_place(logw), None, fallback_log_weight, top)
 
 
 def _pruned(weights, active, fallback_log_weight: float, top: float) -> PrunedWeights:
@@ -238,6 +294,7 @@ def _pruned(weights, active, fallback_log_weight: float, top: float) -> PrunedWe
         None if active is None else PackedVerdicts.bit_position(active),
         float(weights.sum(dtype=np.float64)),
         math.exp(fallback_log_weight - top),
+        top,
     )
 
 
@@ -273,10 +330,83 @@ def weight_calling_right(
     """
     probes = np.asarray(probes)
     if hypotheses is None:
-        said_right = space.verdict_rows(probes, stop=len(weights))
-    else:
-        said_right = space.verdict_bits(probes[..., None], hypotheses)
+        return space.verdict_floats(probes, stop=len(weights)) @ weights
+    said_right = space.verdict_bits(probes[..., None], hypotheses)
     return said_right.astype(np.float32) @ weights
+
+
+class Leaders:
+    """A few of the most probable hypotheses, which bound the probability of the best.
+
+    The best hypothesis's posterior probability takes a pass over every hypothesis; a
+    bound on it takes a few. Noted from a posterior (`PrunedWeights`), the leaders are
+    its ``size`` heaviest hypotheses, and every other hypothesis has a log weight
+    (`log_weights`) of at most ``cut``. A log weight only falls as plays add up (a
+    count only grows, a refuted hypothesis's prior falls to 0), so later on, with the
+    leaders' log weights ``l`` and the fallback's ``l_f``, the best hypothesis's
+    probability is at most
+
+        max(e**max(l) / A, e**cut / (A + e**cut)),  A = sum(e**l) + e**l_f,
+
+    the first if the best is a leader, the second if not. `bound` adds `SLACK` for the
+    rounding of the float32 weights `Pruner.weigh` gives: it is never below the
+    probability they give (a `Leaders` serves as long as its row's counts only add up).
+
+    Examples
+    --------
+    Hypothesis 0 explains two plays, hypotheses 1 to 99 miss one:
+
+    >>> mismatches = np.array([0] + [1] * 99, np.uint16)
+    >>> uniform = np.zeros(100, np.float32)
+    >>> post = Pruner().weigh(mismatches, uniform, 0.1, fallback_log_weight=-math.inf)
+    >>> leaders = Leaders(post, size=4, prune=40.0)
+    >>> int(leaders.hypotheses[0]), round(float(post.weights[0] / post.total), 3)
+    (0, 0.083)
+    >>> round(leaders.bound(mismatches, uniform, 0.1, -math.inf), 3)  # 1 / (1 + 3 / 9)
+    0.751
+
+    Three more plays only hypothesis 0 explains: it holds 1 / (1 + 99 / 9**4) = 0.985
+    of the posterior, and the leaders no longer bound it below 1:
+
+    >>> mismatches[1:] += 3
+    >>> leaders.bound(mismatches, uniform, 0.1, -math.inf)
+    1.0
+    """
+
+    #: The bound's margin, relative: far above the float32 rounding of the weights.
+    SLACK = 1e-3
+
+    def __init__(self, post: PrunedWeights, size: int = 32, prune: float = 40.0):
+        weights, cut = post.weights, -math.inf
+        k = min(size, len(weights))
+        heaviest = np.arange(k)
+        if len(weights) > k:
+            order = np.argpartition(-weights, k)
+            heaviest, next_weight = order[:k], float(weights[order[k]])
+            # a weight w = e**(logw - top) rounded: logw is below top + log(w) + 1e-5, or
+            # below top - 87 for a weight under float32's smallest normal (or 0)
+            cut = post.top + max(math.log(next_weight) if next_weight else -math.inf, -87.0)
+        if post.active is not None:  # the pruned hypotheses are below top - prune
+            cut = max(cut, post.top - prune)
+        self.hypotheses = np.sort(heaviest if post.active is None else post.active[heaviest])
+        self.cut = cut + self.SLACK
+
+    def bound(
+        self, mismatches: np.ndarray, log_prior: np.ndarray, noise: float, fallback_log_weight
+    ) -> float:
+        """An upper bound on the best hypothesis's probability (see the class docstring)."""
+        at = self.hypotheses
+        logw = log_weights(mismatches[at], log_prior[at], noise).astype(np.float64)
+        best = float(logw.max()) if len(logw) else -math.inf
+        high = max(best, self.cut, fallback_log_weight)
+        if high == -math.inf:
+            return 1.0
+        known = float(np.exp(logw - high).sum()) + math.exp(fallback_log_weight - high)
+        best_weight, cut_weight = math.exp(best - high), math.exp(self.cut - high)
+        if known <= 0:
+            return 1.0
+        bound = max(best_weight / known, cut_weight / (known + cut_weight))
+        return min(1.0, bound * (1 + self.SLACK))
 
 
 @dataclasses.dataclass

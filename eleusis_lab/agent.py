@@ -238,6 +238,15 @@ class Agent(Parameters, abc.ABC):
         """The agent's best guess of the rule and its confidence, or ``None``."""
         return None
 
+    def confident_proposal(self, confidence: float) -> tuple[str, float] | None:
+        """`propose_rule`, or ``None`` when its confidence is surely below ``confidence``.
+
+        The experiments ask after every play whether a seat has found the rule with at
+        least some confidence: an agent whose proposals cost a pass over its model can
+        skip the work while it cannot be that sure. The default proposes.
+        """
+        return self.propose_rule()
+
 
 def agent_capabilities(agent: object) -> frozenset[str]:
     """The capabilities of an agent (or agent class): the names its class and every one

@@ -412,6 +412,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     agents.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
     agents.set_defaults(run=_bench_agents)
+    decisions = _command(
+        bench,
+        "decisions",
+        "ms per decision of the Bayesian agents; a first decision against a plain read",
+        "eleusis-lab bench decisions --games 3 --large 0",
+    )
+    decisions.add_argument(
+        "--hypotheses", type=_COUNT, default=100_000, metavar="N", help="hypotheses per agent"
+    )
+    decisions.add_argument(
+        "--games", type=_COUNT, default=5, metavar="N", help="replayed classic games per agent"
+    )
+    decisions.add_argument(
+        "--large",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="hypotheses of the first decision against a plain read (0: skip it)",
+    )
+    decisions.add_argument(
+        "--large-grammar", default="standard", help="the grammar of that space (built if need be)"
+    )
+    decisions.set_defaults(run=_bench_decisions)
     solo = _command(
         bench,
         "solo",
@@ -739,6 +762,14 @@ def _bench_agents(args) -> int:
     if args.csv:
         table.to_csv(args.csv)
         print(f"written to {args.csv}")
+    return 0
+
+
+def _bench_decisions(args) -> int:
+    from eleusis_agents.bayes_bench import decision_report
+
+    large = args.large or None
+    print(decision_report(args.hypotheses, large, args.large_grammar, games=args.games))
     return 0
 
 

@@ -328,7 +328,7 @@ class _Watch:
             inner_observe(event)  # a fault here is the engine's to record
             if proposes and self.identified_at is None:
                 try:
-                    proposal = agent.propose_rule()
+                    proposal = agent.confident_proposal(IDENTIFIED_MASS)
                 except Exception:
                     proposal = None
                 if (

@@ -138,6 +138,24 @@ def test_solo_finds_rules_the_plain_agent_cannot_conceive(rule):
     assert record.found and replay_solo(record) == []
 
 
+@pytest.mark.parametrize(
+    ("rule", "seed"),
+    [
+        ("suit(card) == (suit(last) + 1) mod 4", 13),
+        ("if even(last) then red(card) else black(card)", 18),
+    ],
+)
+def test_the_lookahead_plays_on_in_classic_when_its_leading_rules_all_fell(rule, seed):
+    """In these games the most probable rules of a cell all fell to 0 late in the game:
+    0 / 0 made the lookahead's scores NaN, and its choice raised (a fault)."""
+    from eleusis_agents.simple import RandomAgent
+    from eleusis_lab.games.classic import play_classic
+
+    agent = ContextBayesAgent("colours_suits", 2000, policy="lookahead")
+    record = play_classic(rule, [agent, RandomAgent(), RandomAgent()], seed=seed)
+    assert record.faults == ()
+
+
 def test_plays_on_when_no_hypothesis_explains_the_plays():
     """Colours and suits cannot say rank(card) > 6 (without the one-card language): with
     little noise the fallback soon holds all the mass, and the lookahead has nothing to

@@ -119,6 +119,16 @@ def packed_table(n_probes: int, n: int, blocks: Iterable[np.ndarray]) -> np.ndar
     return table
 
 
+#: The eight float32 verdicts (1.0 right, 0.0 wrong) of each packed byte, as one 32-byte
+#: item, so that a row of bytes becomes its floats in one `np.take`.
+_BYTE_FLOATS = (
+    np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+    .astype(np.float32)
+    .view(np.dtype((np.void, 32)))
+    .reshape(256)
+)
+
+
 class PackedVerdicts(abc.ABC):
     """Reads of a packed verdict table (see the module docstring), for a space with a
     ``table`` (uint8, one row per probe), ``contexts`` and a length (its hypotheses).
@@ -171,8 +181,22 @@ class PackedVerdicts(abc.ABC):
         """
         if not isinstance(hypotheses, BitPosition):
             hypotheses = self.bit_position(hypotheses)
-        bits = (self.table[probes, hypotheses.byte] >> hypotheses.shift) & 1
-        return np.asarray(bits).view(bool)
+        byte = hypotheses.byte
+        if np.ndim(byte) == 1 and self._one_per_row(probes, len(byte)):
+            # the probes' rows read whole, then their bytes: 3-4 times a 2-D gather's speed
+            rows = self.table[probes if np.ndim(probes) == 0 else np.asarray(probes)[..., 0]]
+            packed = np.take(rows, byte, axis=-1)
+        else:
+            packed = self.table[probes, byte]
+        return np.asarray((packed >> hypotheses.shift) & 1).view(bool)
+
+    def _one_per_row(self, probes, n_hypotheses: int) -> bool:
+        """Whether ``probes`` names one probe per row of the result (a probe, or an
+        array of shape (..., 1)) and reading rows whole costs less than a gather: a
+        row's bytes are not many more than the hypotheses read from it."""
+        if isinstance(probes, slice) or (np.ndim(probes) and np.shape(probes)[-1] != 1):
+            return False
+        return np.ndim(probes) == 0 or self.table.shape[1] <= 16 * n_hypotheses
 
     def verdict_rows(self, probes, start: int = 0, stop: int | None = None) -> np.ndarray:
         """The verdicts of the hypotheses ``start`` to ``stop - 1`` (by default all of them)
@@ -182,6 +206,27 @@ class PackedVerdicts(abc.ABC):
         skip = start & 7  # the bits of the first byte before ``start``
         packed = self.table[probes, start >> 3 : packed_width(stop)]
         return unpack_verdicts(packed, skip + stop - start)[..., skip:]
+
+    def verdict_floats(self, probes, stop: int | None = None) -> np.ndarray:
+        """`verdict_rows` from hypothesis 0, as float32 ones and zeros, C-contiguous: the
+        operand of a product with the hypotheses' weights.
+
+        Each packed byte becomes its eight floats in one gather (`_BYTE_FLOATS`),
+        without the bool row and the cast of `verdict_rows(...).astype(np.float32)`,
+        whose values it holds to the bit.
+
+        >>> from eleusis_lab.rules.enumerate import build_space
+        >>> space = build_space("colours_suits", max_hypotheses=500, cache=False)
+        >>> floats = space.verdict_floats([0, 13], stop=20)
+        >>> floats.dtype.name, floats.shape
+        ('float32', (2, 20))
+        >>> bool((floats == space.verdict_rows([0, 13], stop=20)).all())
+        True
+        """
+        stop = len(self) if stop is None else stop
+        packed = self.table[probes, : packed_width(stop)]
+        floats = np.take(_BYTE_FLOATS, packed).view(np.float32)[..., :stop]
+        return np.ascontiguousarray(floats)
 
     def verdicts(self, hypothesis: int) -> np.ndarray:
         """A hypothesis's verdicts, shape (n_contexts, 52): True where the card is right."""

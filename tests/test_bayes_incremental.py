@@ -1,0 +1,201 @@
+"""The Bayesian agents' shortcuts give what the full computations give.
+
+Each shortcut (`BayesAgent.confident_proposal`, `Leaders`, the in-place weighing, the
+row reads of `verdict_bits`) is checked against the plain computation it stands for,
+on scripted games and random inputs; none is timed here (``eleusis-lab bench
+decisions`` shows the figures).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from eleusis_agents.bayes import BayesAgent
+from eleusis_agents.posterior import (
+    Leaders,
+    Pruner,
+    count_mismatches,
+    exp_in_place,
+    log_weights,
+    normalise,
+    weigh_in_place,
+)
+from eleusis_agents.simple import RandomAgent
+from eleusis_lab.agent import GameInfo
+from eleusis_lab.games.classic import play_classic
+from eleusis_lab.rules import Context
+from eleusis_lab.rules.enumerate import build_space
+from eleusis_lab.shards import IDENTIFIED_MASS, _same_rule
+
+RULES = (
+    "color(card) != color(last)",
+    "suit(card) == suit(last)",
+    "suit(card) == suit(last) or rank(card) == rank(last)",
+    "rank(card) > rank(last)",
+)
+MODEL = {"grammar": "standard", "max_hypotheses": 2000}
+
+
+def scripted_game(rule: str, seed: int):
+    """A classic game of one Bayes agent and two random ones: its events and deal."""
+    seats = [BayesAgent(**MODEL), RandomAgent(), RandomAgent()]
+    return play_classic(rule, seats, seed=seed)
+
+
+def replayed(record, seat: int = 1) -> BayesAgent:
+    """A Bayes agent at ``seat`` that has seen nothing of ``record`` yet."""
+    agent = BayesAgent(**MODEL)
+    info = GameInfo("classic", seat, 3, (), record.starter)
+    agent.start_game(info, np.random.default_rng(seat))
+    return agent
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_incremental_proposal_is_the_full_one_whenever_it_can_count(rule, seed):
+    """After every play, `confident_proposal` is None only when `propose_rule` states
+    less than the threshold, and otherwise is `propose_rule`: the play at which a seat
+    identifies the rule (as the experiments' watch decides it) is the same."""
+    record = scripted_game(rule, seed)
+    full, incremental = replayed(record), replayed(record)
+    identified = {"full": None, "incremental": None}
+    skipped = 0
+    for play, event in enumerate(record.events, start=1):
+        full.observe(event)
+        incremental.observe(event)
+        expected = full.propose_rule()
+        got = incremental.confident_proposal(IDENTIFIED_MASS)
+        if got is None:
+            skipped += 1
+            assert expected is None or expected[1] < IDENTIFIED_MASS
+        else:
+            assert got == expected
+        for name, proposal in (("full", expected), ("incremental", got)):
+            found = proposal and proposal[1] >= IDENTIFIED_MASS and _same_rule(rule, proposal[0])
+            if identified[name] is None and found:
+                identified[name] = play
+    assert identified["incremental"] == identified["full"]
+    assert skipped  # the shortcut was taken
+
+
+def test_the_leaders_bound_the_best_probability_as_plays_add_up():
+    """`Leaders.bound` is never below the best probability `Pruner.weigh` gives, for
+    random counts that only grow and a fallback whose weight moves either way."""
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        n = int(rng.integers(2, 3000))
+        with np.errstate(divide="ignore"):  # a prior of 0 (a refuted hypothesis) is -inf
+            prior = np.log(rng.dirichlet(np.ones(n) * rng.choice([0.05, 1.0])))
+        log_prior = prior.astype(np.float32)
+        mismatches = np.zeros(n, np.uint16)
+        noise, leaders = float(rng.choice([0.005, 0.1])), None
+        for _ in range(12):
+            mismatches += rng.random(n) < rng.random()
+            fallback = float(rng.normal(-8, 4))
+            post = Pruner().weigh(mismatches, log_prior, noise, fallback)
+            best = float(post.weights.max(initial=0.0)) / (post.total + post.fallback)
+            if leaders is not None:
+                bound = leaders.bound(mismatches, log_prior, noise, fallback)
+                assert bound >= best, (trial, bound, best)
+            if rng.random() < 0.3:
+                leaders = Leaders(post, size=int(rng.integers(1, 40)))
+
+
+def test_weighing_in_place_is_normalising():
+    rng = np.random.default_rng(1)
+    logw = (rng.normal(-60, 40, 10_001)).astype(np.float32)
+    log_evidence, posterior = normalise(logw)
+    weights = logw.copy()
+    evidence, total = weigh_in_place(weights)
+    assert evidence == log_evidence
+    assert np.array_equal(weights / np.float32(total), posterior)
+
+
+def test_exp_in_place_is_numpys_exp_to_the_bit():
+    rng = np.random.default_rng(2)
+    for scale in (5, 90, 110, 300):
+        x = (-rng.random(50_003) * scale).astype(np.float32)
+        x[rng.random(len(x)) < 0.05] = -np.inf
+        assert np.array_equal(exp_in_place(x.copy()).view(np.uint32), np.exp(x).view(np.uint32))
+
+
+def test_log_weights_into_an_array_are_the_fresh_ones():
+    mismatches = np.array([0, 1, 7, 300], np.uint16)
+    prior = np.log(np.array([0.1, 0.2, 0.3, 0.4], np.float32))
+    out = np.full(4, np.nan, np.float32)
+    fresh = log_weights(mismatches, prior, 0.01)
+    assert log_weights(mismatches, prior, 0.01, out=out) is out
+    assert np.array_equal(out, fresh)
+    one_mismatch = math.log(0.01 / 0.99) + math.log(2)  # and twice the prior
+    assert math.isclose(float(fresh[1] - fresh[0]), one_mismatch, rel_tol=1e-5)
+
+
+def test_rows_count_in_place_as_a_gathered_update_would():
+    space = build_space("colours_suits", max_hypotheses=500, cache=False)
+    rng = np.random.default_rng(3)
+    in_place = np.zeros((5, len(space)), np.uint16)
+    gathered = in_place.copy()
+    for _ in range(30):
+        probe, right = int(rng.integers(space.n_probes)), bool(rng.random() < 0.5)
+        rows = rng.choice(5, int(rng.integers(1, 5)), replace=False)
+        count_mismatches(in_place, space, probe, right, rows=rows)
+        said = space.verdict_rows(probe)
+        gathered[rows] += said != right
+    assert np.array_equal(in_place, gathered)
+
+
+def test_verdict_bits_read_by_rows_equal_the_bits_one_by_one():
+    space = build_space("colours_suits", max_hypotheses=500, cache=False)
+    rng = np.random.default_rng(4)
+    hypotheses = rng.choice(len(space), 300)
+    probes = rng.choice(space.n_probes, 7)
+    expected = np.array(
+        [[space.verdicts(int(h)).reshape(-1)[p] for h in hypotheses] for p in probes]
+    )
+    assert np.array_equal(space.verdict_bits(probes[:, None], hypotheses), expected)
+    assert np.array_equal(space.verdict_bits(int(probes[0]), hypotheses), expected[0])
+    assert np.array_equal(space.verdict_bits(probes[None, :], hypotheses[:, None]), expected.T)
+
+
+def test_verdict_floats_are_the_verdicts_cast_to_the_bit():
+    space = build_space("colours_suits", max_hypotheses=500, cache=False)
+    rng = np.random.default_rng(5)
+    weights = (rng.random(space.padded_size) ** 6).astype(np.float32)
+    for stop in (len(space), space.padded_size, 13, 1):
+        probes = rng.choice(space.n_probes, 14)
+        floats = space.verdict_floats(probes, stop=stop)
+        cast = space.verdict_rows(probes, stop=stop).astype(np.float32)
+        assert floats.flags.c_contiguous and np.array_equal(floats, cast)
+        assert np.array_equal(floats @ weights[:stop], cast @ weights[:stop])
+        one = int(probes[0])
+        assert space.verdict_floats(one, stop) @ weights[:stop] == cast[0] @ weights[:stop]
+
+
+class _Unshared(BayesAgent):
+    """A Bayes agent that weighs its posterior before any play itself, as it used to."""
+
+    def _opening(self, fallback):
+        self.opening_ = None
+        return None
+
+
+def test_the_shared_opening_is_the_agents_own_posterior_to_the_bit():
+    """Before any play, the posterior and P(right) come from the space's `Opening`,
+    shared by games and agents: exactly what the agent computes alone, game after game."""
+    record = scripted_game("color(card) != color(last)", 0)
+    for _ in range(2):  # the second game reads what the first filled in
+        shared, alone = replayed(record), replayed(record)
+        alone.__class__ = _Unshared
+        contexts = [Context((record.starter,)), Context((record.starter, record.events[0].card))]
+        for context in contexts:
+            assert np.array_equal(shared.predict_faces(context), alone.predict_faces(context))
+        assert shared.opening_ is not None and alone.opening_ is None
+        assert np.array_equal(shared.posterior()[0], alone.posterior()[0])
+        assert shared.propose_rule() == alone.propose_rule()
+        shared.observe(record.events[0])
+        alone.observe(record.events[0])
+        assert shared.predict_faces(contexts[0]) is not None and shared.opening_ is None
+        assert np.array_equal(shared.predict_faces(contexts[1]), alone.predict_faces(contexts[1]))

@@ -24,14 +24,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.base import clone as clone_estimator
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.tree import DecisionTreeClassifier
 
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
@@ -40,6 +35,9 @@ from eleusis_lab.features import encode
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules.context import Context
+
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeClassifier
 
 __all__ = ["DecisionTreeAgent", "SklearnAgent"]
 
@@ -140,9 +138,15 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
 
     def _make_estimator(self) -> Any:
         """A fresh, unfitted classifier for one fit."""
+        from sklearn.base import clone
+
         if self.estimator is None:
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.pipeline import make_pipeline
+            from sklearn.preprocessing import StandardScaler
+
             return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-        return clone_estimator(self.estimator)
+        return clone(self.estimator)
 
     def check_params(self) -> None:
         """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
@@ -276,6 +280,8 @@ class DecisionTreeAgent(SklearnAgent):
             )
 
     def _make_estimator(self) -> DecisionTreeClassifier:
+        from sklearn.tree import DecisionTreeClassifier
+
         return DecisionTreeClassifier(
             criterion=self.criterion,
             max_depth=self.max_depth,

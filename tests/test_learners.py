@@ -1,6 +1,8 @@
 """The scikit-learn agents: the agent contract, learning from every play, accuracy."""
 
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -278,3 +280,10 @@ def test_tree_predicts_the_three_rules_after_40_plays():
         rule = get_rule(name)
         accuracy = np.mean([prediction_accuracy(DecisionTreeAgent(), rule, s) for s in range(20)])
         assert accuracy >= 0.85, (name, accuracy)
+
+
+def test_importing_the_learners_leaves_scikit_learn_unimported():
+    # It takes seconds to import: a resumed run or `eleusis-lab list agents` need not pay.
+    code = "import sys, eleusis_agents.learners; print('sklearn' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"

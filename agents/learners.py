@@ -90,7 +90,7 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
     Attributes
     ----------
     estimator_ : classifier or None
-        The clone fitted last; ``None`` until there are ``min_examples`` examples of
+        The classifier fitted last; ``None`` until there are ``min_examples`` examples of
         both verdicts. Until then every face is rated with the observed rate of right
         plays, smoothed: ``(right + 1) / (plays + 2)``.
     n_fits_ : int
@@ -185,6 +185,13 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         # A classifier needs both verdicts; until then the smoothed rate stands in.
         if n < self.next_fit_ or n_right in (0, n):
             return
+        self.estimator_ = self._fit(np.vstack(self.rows_), np.asarray(self.labels_))
+        self.right_column_ = int(np.flatnonzero(self.estimator_.classes_ == 1)[0])
+        self.n_fits_ += 1
+        self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
+        """A fresh clone of ``estimator``, seeded from the game, fitted on ``(X, y)``."""
         model = self._make_estimator()
         seeds = {
             name: self.seed_
@@ -193,20 +200,20 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         }
         model.set_params(**seeds)
         with blas_threads():
-            model.fit(np.vstack(self.rows_), np.asarray(self.labels_))
-        self.estimator_ = model
-        self.right_column_ = int(np.flatnonzero(model.classes_ == 1)[0])
-        self.n_fits_ += 1
-        self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
+            model.fit(X, y)
+        return model
+
+    def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        """The fitted classifier's probability that each row of ``X`` is right."""
+        with blas_threads():
+            return self.estimator_.predict_proba(X)[:, self.right_column_]
 
     def predict_faces(self, context: Context) -> np.ndarray:
         self._refit_if_due()
         if self.estimator_ is None:
             rate = (sum(self.labels_) + 1) / (len(self.labels_) + 2)
             return np.full(N_FACES, rate)
-        with blas_threads():
-            probabilities = self.estimator_.predict_proba(encode(context))
-        return probabilities[:, self.right_column_]
+        return self._right_probabilities(encode(context))
 
     def choose_play(self, obs: Observation) -> Card:
         # Draw only when exploring, so that explore=0 leaves the generator's stream alone.
@@ -279,11 +286,26 @@ class DecisionTreeAgent(SklearnAgent):
                 f"criterion must be one of {', '.join(CRITERIA)}, got {self.criterion!r}"
             )
 
-    def _make_estimator(self) -> DecisionTreeClassifier:
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> DecisionTreeClassifier:
+        """A tree grown on ``(X, y)``, without scikit-learn's checks of its inputs.
+
+        They would find nothing: the parameters passed `check_params`, and the features
+        are a finite array this agent built. ``X`` goes in as the float32 the checks
+        would convert it to, so the tree is the one they would grow. (A tree uses no
+        BLAS: no thread limit either.)
+        """
+        from sklearn import config_context
         from sklearn.tree import DecisionTreeClassifier
 
-        return DecisionTreeClassifier(
+        tree = DecisionTreeClassifier(
             criterion=self.criterion,
             max_depth=self.max_depth,
             min_samples_leaf=self.min_samples_leaf,
+            random_state=self.seed_,
         )
+        with config_context(assume_finite=True, skip_parameter_validation=True):
+            return tree.fit(X.astype(np.float32), y, check_input=False)
+
+    def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        probabilities = self.estimator_.predict_proba(X.astype(np.float32), check_input=False)
+        return probabilities[:, self.right_column_]

@@ -10,13 +10,15 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from watching import Watch
 
 from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
-from eleusis_lab.cards import parse_card, parse_cards
+from eleusis_lab.cards import face_card, parse_card, parse_cards
 from eleusis_lab.evaluation import prediction_accuracy
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.rules import Context, parse
@@ -158,6 +160,41 @@ def test_pickle_round_trip_plays_identically(name):
     context = feed(mid, RULES[0], "6D 9H 2S 8C AS 4S 3H KC QD 10S")
     copy = pickle.loads(pickle.dumps(mid))
     assert np.array_equal(mid.predict_faces(context), copy.predict_faces(context))
+
+
+# The built-in learners skip scikit-learn's checks; a user's estimator of the same kind
+# goes through them all, so it is the expectation.
+CHECKED_TWINS = {
+    "tree": lambda: SklearnAgent(
+        estimator=DecisionTreeClassifier(criterion="entropy"), min_examples=2
+    ),
+    "logistic": lambda: SklearnAgent(
+        estimator=make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKED_TWINS))
+def test_the_built_in_learners_rate_every_face_as_the_checked_estimators_do(name):
+    fast, checked = AGENTS[name](), CHECKED_TWINS[name]()
+    rng = np.random.default_rng(1)
+    for history in range(9 if name == "tree" else 3):
+        # Random verdicts (noise: deep trees) in one history of three, else a rule's.
+        rule = parse(RULES[history % len(RULES)]) if history % 3 else None
+        for agent in (fast, checked):
+            started(agent, seed=history)
+        line, last_right = [parse_card("7C")], None
+        for _ in range(40):
+            card = face_card(int(rng.integers(52)))
+            context = Context(tuple(line), last_right)
+            right = rule.accepts(card, context) if rule else bool(rng.random() < 0.4)
+            for agent in (fast, checked):
+                agent.observe(Event(1, card, 1, right, len(line) - 1))
+            line += [card] if right else []
+            last_right = right
+            context = Context(tuple(line), last_right)
+            assert np.array_equal(fast.predict_faces(context), checked.predict_faces(context))
+        assert fast.n_fits_ == checked.n_fits_ > 10
 
 
 def test_learns_from_other_players_plays():

@@ -31,7 +31,7 @@ import numpy as np
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
 from eleusis_lab.cards import N_FACES, Card
-from eleusis_lab.features import encode
+from eleusis_lab.features import N_FEATURES, encode
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules.context import Context
@@ -168,7 +168,7 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         # One seed per game for the estimators' own randomness (tie-breaks in trees,
         # bootstraps in forests), drawn here so that it depends on the game seed only.
         self.seed_ = int(rng.integers(2**31 - 1))
-        self.rows_: list[np.ndarray] = []
+        self.examples_ = np.empty((64, N_FEATURES))  # the first len(labels_) rows
         self.labels_: list[int] = []
         self.estimator_: Any = None
         self.right_column_ = 1
@@ -176,7 +176,10 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         self.next_fit_ = self.min_examples
 
     def learn(self, context: Context, card: Card, right: bool) -> None:
-        self.rows_.append(encode(context, [card.face])[0])
+        n = len(self.labels_)
+        if n == len(self.examples_):  # full: twice the room, so rows are copied O(1) times each
+            self.examples_ = np.concatenate([self.examples_, np.empty_like(self.examples_)])
+        self.examples_[n] = encode(context, [card.face])[0]
         self.labels_.append(int(right))
 
     def _refit_if_due(self) -> None:
@@ -185,13 +188,16 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         # A classifier needs both verdicts; until then the smoothed rate stands in.
         if n < self.next_fit_ or n_right in (0, n):
             return
-        self.estimator_ = self._fit(np.vstack(self.rows_), np.asarray(self.labels_))
+        self.estimator_ = self._fit(self.examples_[:n], np.asarray(self.labels_))
         self.right_column_ = int(np.flatnonzero(self.estimator_.classes_ == 1)[0])
         self.n_fits_ += 1
         self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
-        """A fresh clone of ``estimator``, seeded from the game, fitted on ``(X, y)``."""
+        """A fresh clone of ``estimator``, seeded from the game, fitted on ``(X, y)``.
+
+        ``X`` is a view of the examples: the clone gets a copy, which it may change.
+        """
         model = self._make_estimator()
         seeds = {
             name: self.seed_
@@ -200,7 +206,7 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         }
         model.set_params(**seeds)
         with blas_threads():
-            model.fit(X, y)
+            model.fit(X.copy(), y)
         return model
 
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:

@@ -197,6 +197,18 @@ def test_the_built_in_learners_rate_every_face_as_the_checked_estimators_do(name
         assert fast.n_fits_ == checked.n_fits_ > 10
 
 
+def test_an_estimator_that_scales_in_place_leaves_the_examples_alone():
+    in_place, copying = (
+        started(SklearnAgent(estimator=make_pipeline(StandardScaler(copy=copy), GaussianNB())))
+        for copy in (False, True)
+    )
+    for agent in (in_place, copying):
+        context = feed(agent, RULES[0], "6D 9H 2S 8C AS 4S 3H KC QD 10S 5D 7H")
+        agent.predict_faces(context)  # fits on 12 examples, then 14 below
+        context = feed(agent, RULES[0], "JD 2C", starter="7H")
+    assert np.array_equal(in_place.predict_faces(context), copying.predict_faces(context))
+
+
 def test_learns_from_other_players_plays():
     agent = started(DecisionTreeAgent())
     context = Context(tuple(parse_cards("7C")))

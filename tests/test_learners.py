@@ -144,6 +144,10 @@ def test_estimators_get_a_seed_from_the_game():
     feed(fixed, RULES[0], "6D 9H 2S 8C AS 4S 3H KC")
     fixed.predict_faces(Context(tuple(parse_cards("7C"))))
     assert fixed.estimator_.random_state == 7  # a seed the user chose stays
+    tree = started(DecisionTreeAgent(), seed=1)
+    feed(tree, RULES[0], "6D 9H 2S 8C AS 4S 3H KC")
+    tree.predict_faces(Context(tuple(parse_cards("7C"))))
+    assert tree.estimator_.random_state == tree.seed_ == agent.seed_
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))

@@ -22,8 +22,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -137,16 +139,35 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         self.explore = explore
 
     def _make_estimator(self) -> Any:
-        """A fresh, unfitted classifier for one fit."""
-        from sklearn.base import clone
-
+        """A fresh, unfitted classifier for one fit, seeded from the game."""
         if self.estimator is None:
             from sklearn.linear_model import LogisticRegression
             from sklearn.pipeline import make_pipeline
             from sklearn.preprocessing import StandardScaler
 
-            return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-        return clone(self.estimator)
+            # The agent's own pipeline is built as it is, not cloned and its parameters
+            # read back (its only random_state is the LogisticRegression's).
+            logistic = LogisticRegression(max_iter=1000, random_state=self.seed_)
+            return make_pipeline(StandardScaler(), logistic)
+        from sklearn.base import clone
+
+        model = clone(self.estimator)
+        seeds = {
+            name: self.seed_
+            for name, value in model.get_params(deep=True).items()
+            if (name == "random_state" or name.endswith("__random_state")) and value is None
+        }
+        return model.set_params(**seeds)
+
+    def _checks(self) -> AbstractContextManager:
+        """Where scikit-learn's checks of inputs and parameters run: all of them for a
+        user's estimator; none for the default pipeline, whose parameters are the
+        agent's and whose features are a finite array it built, so they find nothing."""
+        if self.estimator is not None:
+            return contextlib.nullcontext()
+        from sklearn import config_context
+
+        return config_context(assume_finite=True, skip_parameter_validation=True)
 
     def check_params(self) -> None:
         """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
@@ -194,24 +215,18 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
-        """A fresh clone of ``estimator``, seeded from the game, fitted on ``(X, y)``.
+        """A fresh classifier fitted on ``(X, y)``.
 
-        ``X`` is a view of the examples: the clone gets a copy, which it may change.
+        ``X`` is a view of the examples: the classifier gets a copy, which it may change.
         """
         model = self._make_estimator()
-        seeds = {
-            name: self.seed_
-            for name, value in model.get_params(deep=True).items()
-            if (name == "random_state" or name.endswith("__random_state")) and value is None
-        }
-        model.set_params(**seeds)
-        with blas_threads():
+        with blas_threads(), self._checks():
             model.fit(X.copy(), y)
         return model
 
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
         """The fitted classifier's probability that each row of ``X`` is right."""
-        with blas_threads():
+        with blas_threads(), self._checks():
             return self.estimator_.predict_proba(X)[:, self.right_column_]
 
     def predict_faces(self, context: Context) -> np.ndarray:

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import math
 import numbers
@@ -41,7 +42,7 @@ from eleusis_lab.rules.context import Context
 if TYPE_CHECKING:
     from sklearn.tree import DecisionTreeClassifier
 
-__all__ = ["DecisionTreeAgent", "SklearnAgent"]
+__all__ = ["DecisionTreeAgent", "FeatureLearner", "SklearnAgent"]
 
 #: The split criteria of a decision tree (scikit-learn's).
 CRITERIA = ("gini", "entropy", "log_loss")
@@ -57,22 +58,18 @@ def _real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value
 
 
-class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
-    """An agent that learns the rule with a scikit-learn classifier over card features.
+class FeatureLearner(SoloDecisions, NewEleusisDecisions, LearningAgent):
+    """An agent that learns the rule with a classifier over card features.
 
     Every play of every player (the agent's own and the others') becomes one example:
     the features of the card in the context it was judged in (`eleusis_lab.features`),
     labelled 1 if it was right. When a prediction is needed and enough new examples have
-    arrived since the last fit, a fresh `sklearn.base.clone` of ``estimator`` is fitted
-    on all the examples of the game; the agent plays the card it rates most likely right.
+    arrived since the last fit, a fresh classifier is fitted on all the examples of the
+    game (`_fit`); the agent plays the card it rates most likely right
+    (`_right_probabilities`). Subclasses implement those two methods.
 
     Parameters
     ----------
-    estimator : classifier, optional
-        Any scikit-learn classifier with ``predict_proba``; never fitted itself, only
-        its clones. Default: standard scaling then ``LogisticRegression(max_iter=1000)``.
-        Estimators with a ``random_state`` left at ``None`` get one drawn from the
-        game's generator, so the same game seed gives the same plays.
     refit_every : int
         The fewest new examples that make a refit due.
     refit_growth : float
@@ -82,8 +79,7 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         for the agent's turn). ``0`` with ``refit_every=1`` refits before every
         prediction that follows a new example.
     min_examples : int
-        No model before this many examples. (A k-nearest-neighbours estimator needs at
-        least ``n_neighbors`` examples: 5 by default.)
+        No model before this many examples.
     explore : float
         Epsilon-greedy exploration: the probability that ``choose_play`` plays a card of
         the hand drawn uniformly instead of the best-rated one. ``predict`` never
@@ -97,6 +93,99 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         plays, smoothed: ``(right + 1) / (plays + 2)``.
     n_fits_ : int
         How many fits this game.
+    """
+
+    def __init__(
+        self,
+        refit_every: int = 1,
+        refit_growth: float = 0.1,
+        min_examples: int = 5,
+        explore: float = 0.0,
+    ):
+        self.refit_every = refit_every
+        self.refit_growth = refit_growth
+        self.min_examples = min_examples
+        self.explore = explore
+
+    def check_params(self) -> None:
+        """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
+        if not (_whole(self.refit_every) and self.refit_every >= 1):
+            raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
+        if not (_real(self.refit_growth) and self.refit_growth >= 0):
+            raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
+        if not (_whole(self.min_examples) and self.min_examples >= 1):
+            raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
+        if not (_real(self.explore) and 0 <= self.explore <= 1):
+            raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.check_params()
+        self.examples_ = np.empty((64, N_FEATURES))  # the first len(labels_) rows
+        self.labels_: list[int] = []
+        self.estimator_: Any = None
+        self.n_fits_ = 0
+        self.next_fit_ = self.min_examples
+
+    def learn(self, context: Context, card: Card, right: bool) -> None:
+        n = len(self.labels_)
+        if n == len(self.examples_):  # full: twice the room, so rows are copied O(1) times each
+            self.examples_ = np.concatenate([self.examples_, np.empty_like(self.examples_)])
+        self.examples_[n] = encode(context, [card.face])[0]
+        self.labels_.append(int(right))
+
+    def _refit_if_due(self) -> None:
+        n = len(self.labels_)
+        n_right = sum(self.labels_)
+        # A classifier needs both verdicts; until then the smoothed rate stands in.
+        if n < self.next_fit_ or n_right in (0, n):
+            return
+        self.estimator_ = self._fit(self.examples_[:n], np.asarray(self.labels_))
+        self.n_fits_ += 1
+        self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
+
+    @abc.abstractmethod
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
+        """A fresh classifier fitted on ``(X, y)``: the features of the examples, 0/1.
+
+        ``X`` is a view of the examples, to copy before changing it.
+        """
+
+    @abc.abstractmethod
+    def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        """The fitted classifier's probability that each row of ``X`` is right."""
+
+    def predict_faces(self, context: Context) -> np.ndarray:
+        self._refit_if_due()
+        if self.estimator_ is None:
+            rate = (sum(self.labels_) + 1) / (len(self.labels_) + 2)
+            return np.full(N_FACES, rate)
+        return self._right_probabilities(encode(context))
+
+    def choose_play(self, obs: Observation) -> Card:
+        # Draw only when exploring, so that explore=0 leaves the generator's stream alone.
+        if self.explore > 0 and self.rng_.random() < self.explore:
+            return obs.hand[int(self.rng_.integers(len(obs.hand)))]
+        return super().choose_play(obs)
+
+
+class SklearnAgent(FeatureLearner):
+    """A `FeatureLearner` with any scikit-learn classifier.
+
+    A fit is a fresh `sklearn.base.clone` of ``estimator``, fitted on all the examples of
+    the game through scikit-learn's every check. The default estimator is the agent's
+    own, so its checks, which could find nothing, are skipped.
+
+    Parameters
+    ----------
+    estimator : classifier, optional
+        Any scikit-learn classifier with ``predict_proba``; never fitted itself, only
+        its clones. Default: standard scaling then ``LogisticRegression(max_iter=1000)``.
+        Estimators with a ``random_state`` left at ``None`` get one drawn from the
+        game's generator, so the same game seed gives the same plays.
+    refit_every, refit_growth, min_examples, explore
+        As in `FeatureLearner`. (A k-nearest-neighbours estimator needs at least
+        ``n_neighbors`` examples: 5 by default.)
 
     Examples
     --------
@@ -133,10 +222,20 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         explore: float = 0.0,
     ):
         self.estimator = estimator
-        self.refit_every = refit_every
-        self.refit_growth = refit_growth
-        self.min_examples = min_examples
-        self.explore = explore
+        super().__init__(refit_every, refit_growth, min_examples, explore)
+
+    def check_params(self) -> None:
+        """As `FeatureLearner`, and ``estimator`` has a ``fit``."""
+        super().check_params()
+        estimator = getattr(self, "estimator", None)  # a DecisionTreeAgent has none
+        if estimator is not None and not hasattr(estimator, "fit"):
+            raise ValueError(f"estimator must be a scikit-learn classifier, got {estimator!r}")
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        # One seed per game for the estimators' own randomness (tie-breaks in trees,
+        # bootstraps in forests), drawn here so that it depends on the game seed only.
+        self.seed_ = int(rng.integers(2**31 - 1))
 
     def _make_estimator(self) -> Any:
         """A fresh, unfitted classifier for one fit, seeded from the game."""
@@ -169,78 +268,21 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
 
         return config_context(assume_finite=True, skip_parameter_validation=True)
 
-    def check_params(self) -> None:
-        """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
-        if not (_whole(self.refit_every) and self.refit_every >= 1):
-            raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
-        if not (_real(self.refit_growth) and self.refit_growth >= 0):
-            raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
-        if not (_whole(self.min_examples) and self.min_examples >= 1):
-            raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
-        if not (_real(self.explore) and 0 <= self.explore <= 1):
-            raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")
-        estimator = getattr(self, "estimator", None)  # a DecisionTreeAgent has none
-        if estimator is not None and not hasattr(estimator, "fit"):
-            raise ValueError(f"estimator must be a scikit-learn classifier, got {estimator!r}")
-
-    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
-        super().start_game(info, rng)
-        self.check_params()
-        # One seed per game for the estimators' own randomness (tie-breaks in trees,
-        # bootstraps in forests), drawn here so that it depends on the game seed only.
-        self.seed_ = int(rng.integers(2**31 - 1))
-        self.examples_ = np.empty((64, N_FEATURES))  # the first len(labels_) rows
-        self.labels_: list[int] = []
-        self.estimator_: Any = None
-        self.right_column_ = 1
-        self.n_fits_ = 0
-        self.next_fit_ = self.min_examples
-
-    def learn(self, context: Context, card: Card, right: bool) -> None:
-        n = len(self.labels_)
-        if n == len(self.examples_):  # full: twice the room, so rows are copied O(1) times each
-            self.examples_ = np.concatenate([self.examples_, np.empty_like(self.examples_)])
-        self.examples_[n] = encode(context, [card.face])[0]
-        self.labels_.append(int(right))
-
-    def _refit_if_due(self) -> None:
-        n = len(self.labels_)
-        n_right = sum(self.labels_)
-        # A classifier needs both verdicts; until then the smoothed rate stands in.
-        if n < self.next_fit_ or n_right in (0, n):
-            return
-        self.estimator_ = self._fit(self.examples_[:n], np.asarray(self.labels_))
-        self.right_column_ = int(np.flatnonzero(self.estimator_.classes_ == 1)[0])
-        self.n_fits_ += 1
-        self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
-
     def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
-        """A fresh classifier fitted on ``(X, y)``.
-
-        ``X`` is a view of the examples: the classifier gets a copy, which it may change.
-        """
         model = self._make_estimator()
         with blas_threads(), self._checks():
-            model.fit(X.copy(), y)
+            model.fit(X.copy(), y)  # a copy: an estimator may scale in place
         return model
 
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
-        """The fitted classifier's probability that each row of ``X`` is right."""
         with blas_threads(), self._checks():
-            return self.estimator_.predict_proba(X)[:, self.right_column_]
+            probabilities = self.estimator_.predict_proba(X)
+        return probabilities[:, _right_column(self.estimator_)]
 
-    def predict_faces(self, context: Context) -> np.ndarray:
-        self._refit_if_due()
-        if self.estimator_ is None:
-            rate = (sum(self.labels_) + 1) / (len(self.labels_) + 2)
-            return np.full(N_FACES, rate)
-        return self._right_probabilities(encode(context))
 
-    def choose_play(self, obs: Observation) -> Card:
-        # Draw only when exploring, so that explore=0 leaves the generator's stream alone.
-        if self.explore > 0 and self.rng_.random() < self.explore:
-            return obs.hand[int(self.rng_.integers(len(obs.hand)))]
-        return super().choose_play(obs)
+def _right_column(classifier: Any) -> int:
+    """The column of label 1 (right) in the classifier's ``predict_proba``."""
+    return int(np.flatnonzero(classifier.classes_ == 1)[0])
 
 
 class DecisionTreeAgent(SklearnAgent):
@@ -264,7 +306,7 @@ class DecisionTreeAgent(SklearnAgent):
     criterion : {"gini", "entropy", "log_loss"}
         Split quality, as in scikit-learn.
     refit_every, refit_growth, min_examples, explore
-        As in `SklearnAgent`.
+        As in `FeatureLearner`.
 
     Examples
     --------
@@ -340,4 +382,4 @@ class DecisionTreeAgent(SklearnAgent):
 
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
         probabilities = self.estimator_.predict_proba(X.astype(np.float32), check_input=False)
-        return probabilities[:, self.right_column_]
+        return probabilities[:, _right_column(self.estimator_)]

@@ -27,10 +27,11 @@ import contextlib
 import math
 import numbers
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from eleusis_agents.lean_tree import LeanTree, splitter_seed
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
 from eleusis_lab.cards import N_FACES, Card
@@ -39,13 +40,7 @@ from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules.context import Context
 
-if TYPE_CHECKING:
-    from sklearn.tree import DecisionTreeClassifier
-
 __all__ = ["DecisionTreeAgent", "FeatureLearner", "SklearnAgent"]
-
-#: The split criteria of a decision tree (scikit-learn's).
-CRITERIA = ("gini", "entropy", "log_loss")
 
 
 def _whole(value: Any) -> bool:
@@ -227,7 +222,7 @@ class SklearnAgent(FeatureLearner):
     def check_params(self) -> None:
         """As `FeatureLearner`, and ``estimator`` has a ``fit``."""
         super().check_params()
-        estimator = getattr(self, "estimator", None)  # a DecisionTreeAgent has none
+        estimator = self.estimator
         if estimator is not None and not hasattr(estimator, "fit"):
             raise ValueError(f"estimator must be a scikit-learn classifier, got {estimator!r}")
 
@@ -285,8 +280,8 @@ def _right_column(classifier: Any) -> int:
     return int(np.flatnonzero(classifier.classes_ == 1)[0])
 
 
-class DecisionTreeAgent(SklearnAgent):
-    """`SklearnAgent` with a CART decision tree (`sklearn.tree.DecisionTreeClassifier`).
+class DecisionTreeAgent(FeatureLearner):
+    """A `FeatureLearner` with a CART decision tree, the one scikit-learn would grow.
 
     The rules of Eleusis are mostly a test or two on a few features, which is what a
     shallow tree is, and the features include the relations (same colour, difference
@@ -295,6 +290,14 @@ class DecisionTreeAgent(SklearnAgent):
     tried (gini or entropy, leaves of 1, 2 or 4) in Delphi accuracy after 40 plays
     over the 51 catalog rules, seeds 0 to 9 (`eleusis_lab.evaluation`): 0.895 on average,
     against 0.877 to 0.890 for the others.
+
+    The tree is a `eleusis_agents.lean_tree.LeanTree`: the tree
+    `sklearn.tree.DecisionTreeClassifier` grows with these settings and
+    ``random_state=seed_``, to the bit, without scikit-learn's work around each fit
+    (checking and converting its input, encoding the labels), which was most of the
+    time of a fit on the few examples of a game. So the agent plays as
+    ``SklearnAgent(estimator=DecisionTreeClassifier(criterion=...), min_examples=2)``
+    does, faster.
 
     Parameters
     ----------
@@ -307,6 +310,11 @@ class DecisionTreeAgent(SklearnAgent):
         Split quality, as in scikit-learn.
     refit_every, refit_growth, min_examples, explore
         As in `FeatureLearner`.
+
+    Attributes
+    ----------
+    seed_ : int
+        The tree's ``random_state`` this game (drawn from the game's generator).
 
     Examples
     --------
@@ -332,54 +340,33 @@ class DecisionTreeAgent(SklearnAgent):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.criterion = criterion
-        self.refit_every = refit_every
-        self.refit_growth = refit_growth
-        self.min_examples = min_examples
-        self.explore = explore
+        super().__init__(refit_every, refit_growth, min_examples, explore)
 
     def check_params(self) -> None:
-        """As `SklearnAgent`, and the tree's ``max_depth``, ``min_samples_leaf``, ``criterion``."""
+        """As `FeatureLearner`, and the tree's parameters (`LeanTree.check_params`)."""
         super().check_params()
-        if self.max_depth is not None and not (_whole(self.max_depth) and self.max_depth >= 1):
-            raise ValueError(f"max_depth must be None or an int >= 1, got {self.max_depth!r}")
-        if not (_whole(self.min_samples_leaf) and self.min_samples_leaf >= 1):
-            raise ValueError(f"min_samples_leaf must be an int >= 1, got {self.min_samples_leaf!r}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(
-                f"criterion must be one of {', '.join(CRITERIA)}, got {self.criterion!r}"
-            )
+        self._tree().check_params()
+
+    def _tree(self) -> LeanTree:
+        return LeanTree(self.criterion, self.max_depth, self.min_samples_leaf)
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
-        # A tree seeded with seed_ draws from a new np.random.RandomState(seed_), whose
-        # seeding costs a third of a fit: one is kept instead, reset before each fit.
-        self.tree_rng_ = np.random.RandomState(self.seed_)
-        self.tree_rng_start_ = self.tree_rng_.get_state()
+        # As SklearnAgent's: one seed per game, for the tree's tie-breaks.
+        self.seed_ = int(rng.integers(2**31 - 1))
+        # What a tree with random_state=seed_ draws from it, the same for every fit:
+        # drawn once (seeding a RandomState costs about as much as a fit).
+        self.splitter_seed_ = splitter_seed(self.seed_)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray) -> DecisionTreeClassifier:
-        """A tree grown on ``(X, y)``, without scikit-learn's checks of its inputs.
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> LeanTree:
+        """The tree grown on ``(X, y)`` with ``random_state=seed_``, and which says so.
 
-        They would find nothing: the parameters passed `check_params`, and the features
-        are a finite array this agent built. ``X`` goes in as the float32 the checks
-        would convert it to, and the generator in the state a seed of ``seed_`` gives,
-        so the tree is the one they would grow with ``random_state=seed_``; it says so.
-        (A tree uses no BLAS: no thread limit either.)
+        Unchecked: the parameters passed `check_params`, and the features are the whole
+        numbers this agent encoded.
         """
-        from sklearn import config_context
-        from sklearn.tree import DecisionTreeClassifier
-
-        self.tree_rng_.set_state(self.tree_rng_start_)
-        tree = DecisionTreeClassifier(
-            criterion=self.criterion,
-            max_depth=self.max_depth,
-            min_samples_leaf=self.min_samples_leaf,
-            random_state=self.tree_rng_,
-        )
-        with config_context(assume_finite=True, skip_parameter_validation=True):
-            tree.fit(X.astype(np.float32), y, check_input=False)
+        tree = self._tree()
         tree.random_state = self.seed_
-        return tree
+        return tree.fit(X, y, check_input=False, seed=self.splitter_seed_)
 
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
-        probabilities = self.estimator_.predict_proba(X.astype(np.float32), check_input=False)
-        return probabilities[:, _right_column(self.estimator_)]
+        return self.estimator_.predict_proba(X)[:, 1]

@@ -228,7 +228,12 @@ class LeanTree:
         return self
 
     def apply(self, X) -> np.ndarray:
-        """The leaf each row of ``X`` falls in (``x <= threshold`` goes left)."""
+        """The leaf each row of ``X`` falls in (``x <= threshold`` goes left).
+
+        >>> tree = LeanTree().fit(np.array([[1], [2], [3]]), [1, 0, 0])
+        >>> tree.threshold_[0], tree.apply(np.array([[0], [1.5], [2]])).tolist()
+        (np.float64(1.5), [1, 1, 2])
+        """
         X = np.asarray(X)
         node = np.zeros(len(X), dtype=np.intp)
         rows = np.arange(len(X))

@@ -88,6 +88,27 @@ class FeatureLearner(SoloDecisions, NewEleusisDecisions, LearningAgent):
         plays, smoothed: ``(right + 1) / (plays + 2)``.
     n_fits_ : int
         How many fits this game.
+
+    Examples
+    --------
+    A learner that rates a card by how often cards of its colour were right:
+
+    >>> from eleusis_lab.features import feature_index
+    >>> RED = feature_index("card_color")
+    >>> class ColourRate(FeatureLearner):
+    ...     def _fit(self, X, y):
+    ...         red = X[:, RED] == 1
+    ...         return [(y[~red].sum() + 1) / (len(y[~red]) + 2),
+    ...                 (y[red].sum() + 1) / (len(y[red]) + 2)]
+    ...     def _right_probabilities(self, X):
+    ...         return np.array(self.estimator_)[X[:, RED].astype(int)]
+
+    >>> from eleusis_agents.simple import RandomAgent
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> agents = [ColourRate(), RandomAgent()]
+    >>> record = play_classic("red(card)", agents, seed=0)
+    >>> [round(float(rate), 2) for rate in agents[0].estimator_]  # black, red
+    [0.04, 0.96]
     """
 
     def __init__(

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CRITERIA", "LeanTree", "splitter_seed"]
+__all__ = ["CRITERIA", "MAX_EXAMPLES", "LeanTree", "splitter_seed"]
 
 #: The split criteria, as scikit-learn names them ("log_loss" is "entropy").
 CRITERIA = ("gini", "entropy", "log_loss")
@@ -63,6 +63,10 @@ CRITERIA = ("gini", "entropy", "log_loss")
 _RAND_R_MAX = 2**31 - 1  # scikit-learn's RAND_R_MAX
 _EPSILON = float(np.finfo(np.float64).eps)  # scikit-learn's EPSILON in tree building
 _MAX_DEPTH = int(np.iinfo(np.int32).max)  # max_depth=None
+
+#: The most examples `LeanTree` fits: its tables of impurities are square in the number
+#: of examples (8 MB each at 1024) and built once per process (0.3 s at 1024).
+MAX_EXAMPLES = 1024
 
 
 def _whole(value: Any) -> bool:
@@ -93,7 +97,7 @@ class _Impurities:
         criterion = "entropy" if criterion == "log_loss" else criterion
         table = self.impurities.get(criterion)
         if table is None or len(table) <= n:
-            size = max(128, 2 ** math.ceil(math.log2(n + 1)))
+            size = min(max(128, 2 ** math.ceil(math.log2(n + 1))), MAX_EXAMPLES + 1)
             table = self._entropy(size) if criterion == "entropy" else self._gini(size)
             self.impurities[criterion] = table
             self.weighted = {key: w for key, w in self.weighted.items() if key[0] != criterion}
@@ -143,7 +147,9 @@ class LeanTree:
     others are its defaults (``splitter="best"``, ``max_features=None``,
     ``min_samples_split=2``, no weights, no ``max_leaf_nodes``). The features must be
     whole numbers (of any dtype) small enough to count: each feature's values are
-    counted from its smallest, so its range is the size of a count array.
+    counted from its smallest, so its range is the size of a count array. At most
+    `MAX_EXAMPLES` examples: it is for small tables, where scikit-learn's work around a
+    fit costs more than the fit.
 
     Parameters
     ----------
@@ -214,6 +220,8 @@ class LeanTree:
             self.check_params()
             X, y = np.asarray(X), np.asarray(y)
             _check_data(X, y)
+        if len(X) > MAX_EXAMPLES:
+            raise ValueError(f"LeanTree fits at most {MAX_EXAMPLES} examples, got {len(X)}")
         stream = _stream(splitter_seed(self.random_state) if seed is None else seed)
         max_depth = _MAX_DEPTH if self.max_depth is None else self.max_depth
         nodes = _Builder(X, y, self.criterion, max_depth, self.min_samples_leaf, stream).nodes

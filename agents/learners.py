@@ -27,10 +27,11 @@ import contextlib
 import math
 import numbers
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from eleusis_agents import lean_tree
 from eleusis_agents.lean_tree import LeanTree, splitter_seed
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
@@ -39,6 +40,9 @@ from eleusis_lab.features import N_FEATURES, encode
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules.context import Context
+
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeClassifier
 
 __all__ = ["DecisionTreeAgent", "FeatureLearner", "SklearnAgent"]
 
@@ -379,15 +383,39 @@ class DecisionTreeAgent(FeatureLearner):
         # drawn once (seeding a RandomState costs about as much as a fit).
         self.splitter_seed_ = splitter_seed(self.seed_)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray) -> LeanTree:
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
         """The tree grown on ``(X, y)`` with ``random_state=seed_``, and which says so.
 
         Unchecked: the parameters passed `check_params`, and the features are the whole
-        numbers this agent encoded.
+        numbers this agent encoded. Past `lean_tree.MAX_EXAMPLES` examples (a very long
+        game), scikit-learn grows it, the same tree.
         """
+        if len(y) > lean_tree.MAX_EXAMPLES:
+            return self._fit_sklearn(X, y)
         tree = self._tree()
         tree.random_state = self.seed_
         return tree.fit(X, y, check_input=False, seed=self.splitter_seed_)
 
+    def _fit_sklearn(self, X: np.ndarray, y: np.ndarray) -> DecisionTreeClassifier:
+        """scikit-learn's tree, without its checks of its inputs, which would find nothing.
+
+        ``X`` goes in as the float32 they would convert it to.
+        """
+        from sklearn import config_context
+        from sklearn.tree import DecisionTreeClassifier
+
+        tree = DecisionTreeClassifier(
+            criterion=self.criterion,
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            random_state=self.seed_,
+        )
+        with config_context(assume_finite=True, skip_parameter_validation=True):
+            tree.fit(X.astype(np.float32), y, check_input=False)
+        return tree
+
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
-        return self.estimator_.predict_proba(X)[:, 1]
+        if isinstance(self.estimator_, LeanTree):
+            return self.estimator_.predict_proba(X)[:, 1]
+        probabilities = self.estimator_.predict_proba(X.astype(np.float32), check_input=False)
+        return probabilities[:, _right_column(self.estimator_)]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
+from eleusis_agents import lean_tree
 from eleusis_agents.lean_tree import _IMPURITIES, LeanTree, _Stream, splitter_seed
 from eleusis_agents.learners import DecisionTreeAgent
 from eleusis_agents.simple import RandomAgent
@@ -172,3 +173,19 @@ def test_bad_parameters_are_named(params, message):
 def test_bad_data_is_named(X, y, message):
     with pytest.raises(ValueError, match=message):
         LeanTree().fit(X, y)
+
+
+def test_past_max_examples_the_agent_grows_scikit_learns_tree_and_plays_the_same(monkeypatch):
+    def game():
+        agents = [DecisionTreeAgent(), RandomAgent(), DecisionTreeAgent()]
+        record = play_classic("suit(card) == (suit(last) + 1) mod 4", agents, seed=3)
+        return record, agents[0]
+
+    lean_record, lean = game()
+    assert isinstance(lean.estimator_, LeanTree)
+    monkeypatch.setattr(lean_tree, "MAX_EXAMPLES", 10)
+    with pytest.raises(ValueError, match="at most 10 examples"):
+        LeanTree().fit(np.zeros((11, 1)), [0, 1] * 5 + [0])
+    record, agent = game()
+    assert isinstance(agent.estimator_, DecisionTreeClassifier)
+    assert record.events == lean_record.events

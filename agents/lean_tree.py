@@ -14,6 +14,10 @@ probabilities, bit for bit, ties included. It reproduces what decides them:
 - the nodes are grown depth first, left child first; a node is a leaf when it is pure,
   too small, at ``max_depth``, or when no feature takes two values in it.
 
+"The same floats" assumes the C compiler kept scikit-learn's multiplications and
+subtractions apart, as its x86-64 wheels do (their baseline has no fused multiply-add);
+the tests compare the two trees on random tables wherever they run.
+
 What it saves is scikit-learn's work around the tree: checking and converting the
 input, encoding the labels, building the splitter and its arrays. The features of
 `eleusis_lab.features` are small integers, so a split search is one count of the

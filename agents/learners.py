@@ -22,29 +22,29 @@ True
 
 from __future__ import annotations
 
+import abc
+import contextlib
 import math
 import numbers
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.base import clone as clone_estimator
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.tree import DecisionTreeClassifier
 
+from eleusis_agents import lean_tree
+from eleusis_agents.lean_tree import LeanTree, splitter_seed
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
 from eleusis_lab.cards import N_FACES, Card
-from eleusis_lab.features import encode
+from eleusis_lab.features import N_FEATURES, encode
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.solo import SoloDecisions
 from eleusis_lab.rules.context import Context
 
-__all__ = ["DecisionTreeAgent", "SklearnAgent"]
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeClassifier
 
-#: The split criteria of a decision tree (scikit-learn's).
-CRITERIA = ("gini", "entropy", "log_loss")
+__all__ = ["DecisionTreeAgent", "FeatureLearner", "SklearnAgent"]
 
 
 def _whole(value: Any) -> bool:
@@ -57,22 +57,18 @@ def _real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value
 
 
-class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
-    """An agent that learns the rule with a scikit-learn classifier over card features.
+class FeatureLearner(SoloDecisions, NewEleusisDecisions, LearningAgent):
+    """An agent that learns the rule with a classifier over card features.
 
     Every play of every player (the agent's own and the others') becomes one example:
     the features of the card in the context it was judged in (`eleusis_lab.features`),
     labelled 1 if it was right. When a prediction is needed and enough new examples have
-    arrived since the last fit, a fresh `sklearn.base.clone` of ``estimator`` is fitted
-    on all the examples of the game; the agent plays the card it rates most likely right.
+    arrived since the last fit, a fresh classifier is fitted on all the examples of the
+    game (`_fit`); the agent plays the card it rates most likely right
+    (`_right_probabilities`). Subclasses implement those two methods.
 
     Parameters
     ----------
-    estimator : classifier, optional
-        Any scikit-learn classifier with ``predict_proba``; never fitted itself, only
-        its clones. Default: standard scaling then ``LogisticRegression(max_iter=1000)``.
-        Estimators with a ``random_state`` left at ``None`` get one drawn from the
-        game's generator, so the same game seed gives the same plays.
     refit_every : int
         The fewest new examples that make a refit due.
     refit_growth : float
@@ -82,8 +78,7 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         for the agent's turn). ``0`` with ``refit_every=1`` refits before every
         prediction that follows a new example.
     min_examples : int
-        No model before this many examples. (A k-nearest-neighbours estimator needs at
-        least ``n_neighbors`` examples: 5 by default.)
+        No model before this many examples.
     explore : float
         Epsilon-greedy exploration: the probability that ``choose_play`` plays a card of
         the hand drawn uniformly instead of the best-rated one. ``predict`` never
@@ -92,11 +87,125 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
     Attributes
     ----------
     estimator_ : classifier or None
-        The clone fitted last; ``None`` until there are ``min_examples`` examples of
+        The classifier fitted last; ``None`` until there are ``min_examples`` examples of
         both verdicts. Until then every face is rated with the observed rate of right
         plays, smoothed: ``(right + 1) / (plays + 2)``.
     n_fits_ : int
         How many fits this game.
+
+    Examples
+    --------
+    A learner that rates a card by how often cards of its colour were right:
+
+    >>> from eleusis_lab.features import feature_index
+    >>> RED = feature_index("card_color")
+    >>> class ColourRate(FeatureLearner):
+    ...     def _fit(self, X, y):
+    ...         red = X[:, RED] == 1
+    ...         return [(y[~red].sum() + 1) / (len(y[~red]) + 2),
+    ...                 (y[red].sum() + 1) / (len(y[red]) + 2)]
+    ...     def _right_probabilities(self, X):
+    ...         return np.array(self.estimator_)[X[:, RED].astype(int)]
+
+    >>> from eleusis_agents.simple import RandomAgent
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> agents = [ColourRate(), RandomAgent()]
+    >>> record = play_classic("red(card)", agents, seed=0)
+    >>> [round(float(rate), 2) for rate in agents[0].estimator_]  # black, red
+    [0.04, 0.96]
+    """
+
+    def __init__(
+        self,
+        refit_every: int = 1,
+        refit_growth: float = 0.1,
+        min_examples: int = 5,
+        explore: float = 0.0,
+    ):
+        self.refit_every = refit_every
+        self.refit_growth = refit_growth
+        self.min_examples = min_examples
+        self.explore = explore
+
+    def check_params(self) -> None:
+        """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
+        if not (_whole(self.refit_every) and self.refit_every >= 1):
+            raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
+        if not (_real(self.refit_growth) and self.refit_growth >= 0):
+            raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
+        if not (_whole(self.min_examples) and self.min_examples >= 1):
+            raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
+        if not (_real(self.explore) and 0 <= self.explore <= 1):
+            raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        self.check_params()
+        self.examples_ = np.empty((64, N_FEATURES))  # the first len(labels_) rows
+        self.labels_: list[int] = []
+        self.estimator_: Any = None
+        self.n_fits_ = 0
+        self.next_fit_ = self.min_examples
+
+    def learn(self, context: Context, card: Card, right: bool) -> None:
+        n = len(self.labels_)
+        if n == len(self.examples_):  # full: twice the room, so rows are copied O(1) times each
+            self.examples_ = np.concatenate([self.examples_, np.empty_like(self.examples_)])
+        self.examples_[n] = encode(context, [card.face])[0]
+        self.labels_.append(int(right))
+
+    def _refit_if_due(self) -> None:
+        n = len(self.labels_)
+        n_right = sum(self.labels_)
+        # A classifier needs both verdicts; until then the smoothed rate stands in.
+        if n < self.next_fit_ or n_right in (0, n):
+            return
+        self.estimator_ = self._fit(self.examples_[:n], np.asarray(self.labels_))
+        self.n_fits_ += 1
+        self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
+
+    @abc.abstractmethod
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
+        """A fresh classifier fitted on ``(X, y)``: the features of the examples, 0/1.
+
+        ``X`` is a view of the examples, to copy before changing it.
+        """
+
+    @abc.abstractmethod
+    def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        """The fitted classifier's probability that each row of ``X`` is right."""
+
+    def predict_faces(self, context: Context) -> np.ndarray:
+        self._refit_if_due()
+        if self.estimator_ is None:
+            rate = (sum(self.labels_) + 1) / (len(self.labels_) + 2)
+            return np.full(N_FACES, rate)
+        return self._right_probabilities(encode(context))
+
+    def choose_play(self, obs: Observation) -> Card:
+        # Draw only when exploring, so that explore=0 leaves the generator's stream alone.
+        if self.explore > 0 and self.rng_.random() < self.explore:
+            return obs.hand[int(self.rng_.integers(len(obs.hand)))]
+        return super().choose_play(obs)
+
+
+class SklearnAgent(FeatureLearner):
+    """A `FeatureLearner` with any scikit-learn classifier.
+
+    A fit is a fresh `sklearn.base.clone` of ``estimator``, fitted on all the examples of
+    the game through scikit-learn's every check. The default estimator is the agent's
+    own, so its checks, which could find nothing, are skipped.
+
+    Parameters
+    ----------
+    estimator : classifier, optional
+        Any scikit-learn classifier with ``predict_proba``; never fitted itself, only
+        its clones. Default: standard scaling then ``LogisticRegression(max_iter=1000)``.
+        Estimators with a ``random_state`` left at ``None`` get one drawn from the
+        game's generator, so the same game seed gives the same plays.
+    refit_every, refit_growth, min_examples, explore
+        As in `FeatureLearner`. (A k-nearest-neighbours estimator needs at least
+        ``n_neighbors`` examples: 5 by default.)
 
     Examples
     --------
@@ -133,86 +242,71 @@ class SklearnAgent(SoloDecisions, NewEleusisDecisions, LearningAgent):
         explore: float = 0.0,
     ):
         self.estimator = estimator
-        self.refit_every = refit_every
-        self.refit_growth = refit_growth
-        self.min_examples = min_examples
-        self.explore = explore
-
-    def _make_estimator(self) -> Any:
-        """A fresh, unfitted classifier for one fit."""
-        if self.estimator is None:
-            return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-        return clone_estimator(self.estimator)
+        super().__init__(refit_every, refit_growth, min_examples, explore)
 
     def check_params(self) -> None:
-        """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
-        if not (_whole(self.refit_every) and self.refit_every >= 1):
-            raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
-        if not (_real(self.refit_growth) and self.refit_growth >= 0):
-            raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
-        if not (_whole(self.min_examples) and self.min_examples >= 1):
-            raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
-        if not (_real(self.explore) and 0 <= self.explore <= 1):
-            raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")
-        estimator = getattr(self, "estimator", None)  # a DecisionTreeAgent has none
+        """As `FeatureLearner`, and ``estimator`` has a ``fit``."""
+        super().check_params()
+        estimator = self.estimator
         if estimator is not None and not hasattr(estimator, "fit"):
             raise ValueError(f"estimator must be a scikit-learn classifier, got {estimator!r}")
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
-        self.check_params()
         # One seed per game for the estimators' own randomness (tie-breaks in trees,
         # bootstraps in forests), drawn here so that it depends on the game seed only.
         self.seed_ = int(rng.integers(2**31 - 1))
-        self.rows_: list[np.ndarray] = []
-        self.labels_: list[int] = []
-        self.estimator_: Any = None
-        self.right_column_ = 1
-        self.n_fits_ = 0
-        self.next_fit_ = self.min_examples
 
-    def learn(self, context: Context, card: Card, right: bool) -> None:
-        self.rows_.append(encode(context, [card.face])[0])
-        self.labels_.append(int(right))
+    def _make_estimator(self) -> Any:
+        """A fresh, unfitted classifier for one fit, seeded from the game."""
+        if self.estimator is None:
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.pipeline import make_pipeline
+            from sklearn.preprocessing import StandardScaler
 
-    def _refit_if_due(self) -> None:
-        n = len(self.labels_)
-        n_right = sum(self.labels_)
-        # A classifier needs both verdicts; until then the smoothed rate stands in.
-        if n < self.next_fit_ or n_right in (0, n):
-            return
-        model = self._make_estimator()
+            # The agent's own pipeline is built as it is, not cloned and its parameters
+            # read back (its only random_state is the LogisticRegression's).
+            logistic = LogisticRegression(max_iter=1000, random_state=self.seed_)
+            return make_pipeline(StandardScaler(), logistic)
+        from sklearn.base import clone
+
+        model = clone(self.estimator)
         seeds = {
             name: self.seed_
             for name, value in model.get_params(deep=True).items()
             if (name == "random_state" or name.endswith("__random_state")) and value is None
         }
-        model.set_params(**seeds)
-        with blas_threads():
-            model.fit(np.vstack(self.rows_), np.asarray(self.labels_))
-        self.estimator_ = model
-        self.right_column_ = int(np.flatnonzero(model.classes_ == 1)[0])
-        self.n_fits_ += 1
-        self.next_fit_ = n + max(self.refit_every, math.ceil(self.refit_growth * n))
+        return model.set_params(**seeds)
 
-    def predict_faces(self, context: Context) -> np.ndarray:
-        self._refit_if_due()
-        if self.estimator_ is None:
-            rate = (sum(self.labels_) + 1) / (len(self.labels_) + 2)
-            return np.full(N_FACES, rate)
-        with blas_threads():
-            probabilities = self.estimator_.predict_proba(encode(context))
-        return probabilities[:, self.right_column_]
+    def _checks(self) -> AbstractContextManager:
+        """Where scikit-learn's checks of inputs and parameters run: all of them for a
+        user's estimator; none for the default pipeline, whose parameters are the
+        agent's and whose features are a finite array it built, so they find nothing."""
+        if self.estimator is not None:
+            return contextlib.nullcontext()
+        from sklearn import config_context
 
-    def choose_play(self, obs: Observation) -> Card:
-        # Draw only when exploring, so that explore=0 leaves the generator's stream alone.
-        if self.explore > 0 and self.rng_.random() < self.explore:
-            return obs.hand[int(self.rng_.integers(len(obs.hand)))]
-        return super().choose_play(obs)
+        return config_context(assume_finite=True, skip_parameter_validation=True)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
+        model = self._make_estimator()
+        with blas_threads(), self._checks():
+            model.fit(X.copy(), y)  # a copy: an estimator may scale in place
+        return model
+
+    def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        with blas_threads(), self._checks():
+            probabilities = self.estimator_.predict_proba(X)
+        return probabilities[:, _right_column(self.estimator_)]
 
 
-class DecisionTreeAgent(SklearnAgent):
-    """`SklearnAgent` with a CART decision tree (`sklearn.tree.DecisionTreeClassifier`).
+def _right_column(classifier: Any) -> int:
+    """The column of label 1 (right) in the classifier's ``predict_proba``."""
+    return int(np.flatnonzero(classifier.classes_ == 1)[0])
+
+
+class DecisionTreeAgent(FeatureLearner):
+    """A `FeatureLearner` with a CART decision tree, the one scikit-learn would grow.
 
     The rules of Eleusis are mostly a test or two on a few features, which is what a
     shallow tree is, and the features include the relations (same colour, difference
@@ -221,6 +315,14 @@ class DecisionTreeAgent(SklearnAgent):
     tried (gini or entropy, leaves of 1, 2 or 4) in Delphi accuracy after 40 plays
     over the 51 catalog rules, seeds 0 to 9 (`eleusis_lab.evaluation`): 0.895 on average,
     against 0.877 to 0.890 for the others.
+
+    The tree is a `eleusis_agents.lean_tree.LeanTree`: the tree
+    `sklearn.tree.DecisionTreeClassifier` grows with these settings and
+    ``random_state=seed_``, to the bit, without scikit-learn's work around each fit
+    (checking and converting its input, encoding the labels), which was most of the
+    time of a fit on the few examples of a game. So the agent plays as
+    ``SklearnAgent(estimator=DecisionTreeClassifier(criterion=...), min_examples=2)``
+    does, faster.
 
     Parameters
     ----------
@@ -232,7 +334,12 @@ class DecisionTreeAgent(SklearnAgent):
     criterion : {"gini", "entropy", "log_loss"}
         Split quality, as in scikit-learn.
     refit_every, refit_growth, min_examples, explore
-        As in `SklearnAgent`.
+        As in `FeatureLearner`.
+
+    Attributes
+    ----------
+    seed_ : int
+        The tree's ``random_state`` this game (drawn from the game's generator).
 
     Examples
     --------
@@ -258,26 +365,57 @@ class DecisionTreeAgent(SklearnAgent):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.criterion = criterion
-        self.refit_every = refit_every
-        self.refit_growth = refit_growth
-        self.min_examples = min_examples
-        self.explore = explore
+        super().__init__(refit_every, refit_growth, min_examples, explore)
 
     def check_params(self) -> None:
-        """As `SklearnAgent`, and the tree's ``max_depth``, ``min_samples_leaf``, ``criterion``."""
+        """As `FeatureLearner`, and the tree's parameters (`LeanTree.check_params`)."""
         super().check_params()
-        if self.max_depth is not None and not (_whole(self.max_depth) and self.max_depth >= 1):
-            raise ValueError(f"max_depth must be None or an int >= 1, got {self.max_depth!r}")
-        if not (_whole(self.min_samples_leaf) and self.min_samples_leaf >= 1):
-            raise ValueError(f"min_samples_leaf must be an int >= 1, got {self.min_samples_leaf!r}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(
-                f"criterion must be one of {', '.join(CRITERIA)}, got {self.criterion!r}"
-            )
+        self._tree().check_params()
 
-    def _make_estimator(self) -> DecisionTreeClassifier:
-        return DecisionTreeClassifier(
+    def _tree(self) -> LeanTree:
+        return LeanTree(self.criterion, self.max_depth, self.min_samples_leaf)
+
+    def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
+        super().start_game(info, rng)
+        # As SklearnAgent's: one seed per game, for the tree's tie-breaks.
+        self.seed_ = int(rng.integers(2**31 - 1))
+        # What a tree with random_state=seed_ draws from it, the same for every fit:
+        # drawn once (seeding a RandomState costs about as much as a fit).
+        self.splitter_seed_ = splitter_seed(self.seed_)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> Any:
+        """The tree grown on ``(X, y)`` with ``random_state=seed_``, and which says so.
+
+        Unchecked: the parameters passed `check_params`, and the features are the whole
+        numbers this agent encoded. Past `lean_tree.MAX_EXAMPLES` examples (a very long
+        game), scikit-learn grows it, the same tree.
+        """
+        if len(y) > lean_tree.MAX_EXAMPLES:
+            return self._fit_sklearn(X, y)
+        tree = self._tree()
+        tree.random_state = self.seed_
+        return tree.fit(X, y, check_input=False, seed=self.splitter_seed_)
+
+    def _fit_sklearn(self, X: np.ndarray, y: np.ndarray) -> DecisionTreeClassifier:
+        """scikit-learn's tree, without its checks of its inputs, which would find nothing.
+
+        ``X`` goes in as the float32 they would convert it to.
+        """
+        from sklearn import config_context
+        from sklearn.tree import DecisionTreeClassifier
+
+        tree = DecisionTreeClassifier(
             criterion=self.criterion,
             max_depth=self.max_depth,
             min_samples_leaf=self.min_samples_leaf,
+            random_state=self.seed_,
         )
+        with config_context(assume_finite=True, skip_parameter_validation=True):
+            tree.fit(X.astype(np.float32), y, check_input=False)
+        return tree
+
+    def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        if isinstance(self.estimator_, LeanTree):
+            return self.estimator_.predict_proba(X)[:, 1]
+        probabilities = self.estimator_.predict_proba(X.astype(np.float32), check_input=False)
+        return probabilities[:, _right_column(self.estimator_)]

@@ -1,6 +1,8 @@
 """The scikit-learn agents: the agent contract, learning from every play, accuracy."""
 
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -8,13 +10,15 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from watching import Watch
 
 from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
-from eleusis_lab.cards import parse_card, parse_cards
+from eleusis_lab.cards import face_card, parse_card, parse_cards
 from eleusis_lab.evaluation import prediction_accuracy
 from eleusis_lab.games.classic import ClassicConfig, play_classic
 from eleusis_lab.rules import Context, parse
@@ -140,6 +144,10 @@ def test_estimators_get_a_seed_from_the_game():
     feed(fixed, RULES[0], "6D 9H 2S 8C AS 4S 3H KC")
     fixed.predict_faces(Context(tuple(parse_cards("7C"))))
     assert fixed.estimator_.random_state == 7  # a seed the user chose stays
+    tree = started(DecisionTreeAgent(), seed=1)
+    feed(tree, RULES[0], "6D 9H 2S 8C AS 4S 3H KC")
+    tree.predict_faces(Context(tuple(parse_cards("7C"))))
+    assert tree.estimator_.random_state == tree.seed_ == agent.seed_
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
@@ -156,6 +164,53 @@ def test_pickle_round_trip_plays_identically(name):
     context = feed(mid, RULES[0], "6D 9H 2S 8C AS 4S 3H KC QD 10S")
     copy = pickle.loads(pickle.dumps(mid))
     assert np.array_equal(mid.predict_faces(context), copy.predict_faces(context))
+
+
+# The built-in learners skip scikit-learn's checks; a user's estimator of the same kind
+# goes through them all, so it is the expectation.
+CHECKED_TWINS = {
+    "tree": lambda: SklearnAgent(
+        estimator=DecisionTreeClassifier(criterion="entropy"), min_examples=2
+    ),
+    "logistic": lambda: SklearnAgent(
+        estimator=make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKED_TWINS))
+def test_the_built_in_learners_rate_every_face_as_the_checked_estimators_do(name):
+    fast, checked = AGENTS[name](), CHECKED_TWINS[name]()
+    rng = np.random.default_rng(1)
+    for history in range(9 if name == "tree" else 3):
+        # Random verdicts (noise: deep trees) in one history of three, else a rule's.
+        rule = parse(RULES[history % len(RULES)]) if history % 3 else None
+        for agent in (fast, checked):
+            started(agent, seed=history)
+        line, last_right = [parse_card("7C")], None
+        for _ in range(40):
+            card = face_card(int(rng.integers(52)))
+            context = Context(tuple(line), last_right)
+            right = rule.accepts(card, context) if rule else bool(rng.random() < 0.4)
+            for agent in (fast, checked):
+                agent.observe(Event(1, card, 1, right, len(line) - 1))
+            line += [card] if right else []
+            last_right = right
+            context = Context(tuple(line), last_right)
+            assert np.array_equal(fast.predict_faces(context), checked.predict_faces(context))
+        assert fast.n_fits_ == checked.n_fits_ > 10
+
+
+def test_an_estimator_that_scales_in_place_leaves_the_examples_alone():
+    in_place, copying = (
+        started(SklearnAgent(estimator=make_pipeline(StandardScaler(copy=copy), GaussianNB())))
+        for copy in (False, True)
+    )
+    for agent in (in_place, copying):
+        context = feed(agent, RULES[0], "6D 9H 2S 8C AS 4S 3H KC QD 10S 5D 7H")
+        agent.predict_faces(context)  # fits on 12 examples, then 14 below
+        context = feed(agent, RULES[0], "JD 2C", starter="7H")
+    assert np.array_equal(in_place.predict_faces(context), copying.predict_faces(context))
 
 
 def test_learns_from_other_players_plays():
@@ -278,3 +333,10 @@ def test_tree_predicts_the_three_rules_after_40_plays():
         rule = get_rule(name)
         accuracy = np.mean([prediction_accuracy(DecisionTreeAgent(), rule, s) for s in range(20)])
         assert accuracy >= 0.85, (name, accuracy)
+
+
+def test_importing_the_learners_leaves_scikit_learn_unimported():
+    # It takes seconds to import: a resumed run or `eleusis-lab list agents` need not pay.
+    code = "import sys, eleusis_agents.learners; print('sklearn' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"

@@ -43,11 +43,13 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from eleusis_lab.errors import ConfigError
@@ -412,6 +414,43 @@ def run_experiment(
     ...     table.drop(columns="wall_time"))
     (0, True)
     """
+    done = _run(spec_or_path, jobs, out, backend, scheduler, games, progress, repair)
+    table = read_tables([rows_path(done.out, name) for name in done.shards], row_schema())
+    table.attrs.update(
+        out=str(done.out),
+        shards=len(done.shards),
+        shards_run=done.run["shards_run"],
+        shards_skipped=done.run["shards_skipped"],
+        shards_repaired=done.run["shards_repaired"],
+        seconds=done.run["seconds"],
+    )
+    return table
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """What a run did: its folder, its shards' names, its metadata entry, the rows its
+    shards hold (from the manifest) and the faults in the games it played."""
+
+    out: Path
+    shards: list[str]
+    run: dict[str, Any]
+    games: int
+    rows: int
+    faults: int
+
+
+def _run(
+    spec_or_path: str | Path | Mapping[str, Any] | ExperimentSpec,
+    jobs: int,
+    out: str | Path | None,
+    backend: str,
+    scheduler: Any,
+    games: int | None,
+    progress: bool,
+    repair: bool,
+) -> _Finished:
+    """`run_experiment` but reading the table back (a finished run reads no shard)."""
     if isinstance(spec_or_path, ExperimentSpec):
         spec = spec_or_path if games is None else spec_or_path.with_units(games)
     else:
@@ -497,6 +536,7 @@ def run_experiment(
         dynamic_ncols=True,
     )
     started = time.perf_counter()
+    faults = 0
 
     def dask_cluster(client: Any) -> None:
         """Record the cluster a Dask run starts on: its workers and their threads."""
@@ -526,6 +566,7 @@ def run_experiment(
                 write_shard(out, result.shard.name, rows, result.events, manifest)
                 run["shards_run"] += 1
                 run["games_run"] += result.games
+                faults += pc.sum(rows.column("faults")).as_py() or 0
                 ticks.finished(result.shard.name, result.games)
     except KeyboardInterrupt:
         finish("interrupted")
@@ -538,16 +579,10 @@ def run_experiment(
         finish("failed")
         raise
     finish("complete")
-    table = read_tables([rows_path(out, shard.name) for shard in shards], row_schema())
-    table.attrs.update(
-        out=str(out),
-        shards=len(shards),
-        shards_run=run["shards_run"],
-        shards_skipped=run["shards_skipped"],
-        shards_repaired=run["shards_repaired"],
-        seconds=run["seconds"],
-    )
-    return table
+    names = [shard.name for shard in shards]
+    rows = sum(manifest["shards"][name]["rows"]["rows"] for name in names)
+    games = sum(shard.games for shard in shards)
+    return _Finished(out, names, run, games, rows, faults)
 
 
 # -- the command line -----------------------------------------------------------------------
@@ -563,7 +598,7 @@ def run_command(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UncheckedWarning)
             try:
-                table = run_experiment(
+                done = _run(
                     args.spec,
                     jobs=args.jobs,
                     out=args.out,
@@ -579,21 +614,20 @@ def run_command(args: argparse.Namespace) -> int:
     except RunInterrupted as interrupted:
         print(f"eleusis-lab: {interrupted}", file=sys.stderr)
         return 130
-    attrs = table.attrs
-    games = table[["cell", "game"]].drop_duplicates().shape[0] if len(table) else 0
-    resumed = f", {attrs['shards_skipped']} already stored" if attrs["shards_skipped"] else ""
-    if attrs["shards_repaired"]:
-        aside = Path(attrs["out"]) / DAMAGED
-        resumed += f", {attrs['shards_repaired']} damaged played again (old files in {aside})"
+    run = done.run
+    resumed = f", {run['shards_skipped']} already stored" if run["shards_skipped"] else ""
+    if run["shards_repaired"]:
+        aside = done.out / DAMAGED
+        resumed += f", {run['shards_repaired']} damaged played again (old files in {aside})"
     print(
-        f"{plural(games, 'game')}, {plural(len(table), 'row')} in {attrs['out']}"
-        f" ({plural(attrs['shards'], 'shard')}"
-        f"{resumed}; {attrs['seconds']:.1f} s)"
+        f"{plural(done.games, 'game')}, {plural(done.rows, 'row')} in {done.out}"
+        f" ({plural(len(done.shards), 'shard')}"
+        f"{resumed}; {run['seconds']:.1f} s)"
     )
-    faults = int(table["faults"].sum()) if len(table) else 0
-    if faults:
+    if done.faults:
         print(
-            f"warning: agents faulted {plural(faults, 'time')} (see the faults column)",
+            f"warning: agents faulted {plural(done.faults, 'time')} in the"
+            f" {plural(run['games_run'], 'game')} played (see the faults column)",
             file=sys.stderr,
         )
     return 0

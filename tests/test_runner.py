@@ -646,3 +646,26 @@ def test_a_grid_over_the_game_checks_the_dealer_for_each_game():
     spec["grid"] = {"game": ["classic", "new-eleusis"]}
     with pytest.raises(ConfigError, match="new-eleusis rules read only the main line"):
         load_spec(spec)
+
+
+def test_a_finished_run_resumed_from_the_command_line_reads_no_shard(tmp_path, monkeypatch, capsys):
+    from eleusis_lab import runner
+
+    spec = tmp_path / "small.toml"
+    spec.write_text(
+        'games = 6\nshard_size = 2\ndealer = "red(card)"\nagents = ["random", "oracle"]\n'
+    )
+    args = ["run", str(spec), "--out", str(tmp_path / "out"), "--quiet"]
+    assert build_parser().parse_args(args).run(build_parser().parse_args(args)) == 0
+    first = capsys.readouterr().out
+    assert first.startswith("6 games, 12 rows in ")
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("a finished run read its rows back")
+
+    monkeypatch.setattr(runner, "read_tables", no_reading)
+    monkeypatch.setattr(runner, "_know_pools", no_reading)
+    parsed = build_parser().parse_args(args)
+    assert parsed.run(parsed) == 0
+    again = capsys.readouterr().out  # the counts come from the manifest
+    assert again.startswith("6 games, 12 rows in ") and "3 already stored" in again

@@ -304,6 +304,7 @@ def test_warnings_list_the_games_at_the_turn_cap_and_the_faults_per_agent_and_ki
     spec = {
         "name": "capped",
         "games": 6,
+        "seed": 4,  # deals both games that end at the cap and games that do not
         "dealer": {"kind": "spread", "measure": "bits", "bins": 2, **POOL},
         "config": {"max_turns": 1, "hand_size": 5},
         "agents": ["random", "tests.runner_agents:Faulty"],

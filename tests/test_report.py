@@ -259,8 +259,7 @@ def test_the_answer_agrees_with_the_analysis_functions(spread_run, spread_report
         assert "**Regression.**" not in text
         assert (
             "No regression of the dealer's score on the measures:"
-            f" {regression.attrs['notes'][-1].removesuffix(': no regression')}."
-            in text
+            f" {regression.attrs['notes'][-1].removesuffix(': no regression')}." in text
         )
     else:
         table = markdown_table(text, "Regression")

@@ -450,7 +450,7 @@ def _run(
     progress: bool,
     repair: bool,
 ) -> _Finished:
-    """`run_experiment` but reading the table back (a finished run reads no shard)."""
+    """`run_experiment` without reading the table back (a finished run reads no shard)."""
     if isinstance(spec_or_path, ExperimentSpec):
         spec = spec_or_path if games is None else spec_or_path.with_units(games)
     else:

@@ -141,12 +141,19 @@ def time_decisions(
             times.append(time.perf_counter() - began)
     ms = np.array(times) * 1e3
     return {
+        **_milliseconds(ms),
+        "max_ms": round(float(ms.max()), 3),
+        "first_ms": round(float(ms[0]), 3),
+    }
+
+
+def _milliseconds(ms: np.ndarray) -> dict:
+    """How many decisions, and their mean, median and 95th percentile in ms."""
+    return {
         "decisions": len(ms),
         "mean_ms": round(float(ms.mean()), 3),
         "median_ms": round(float(np.median(ms)), 3),
         "p95_ms": round(float(np.percentile(ms, 95)), 3),
-        "max_ms": round(float(ms.max()), 3),
-        "first_ms": round(float(ms[0]), 3),
     }
 
 
@@ -197,12 +204,8 @@ def agent_decisions(
                 )
                 bayes.choose_play(obs)
                 decisions.append(time.perf_counter() - began)
-    ms = np.array(decisions) * 1e3
     return {
-        "decisions": len(ms),
-        "mean_ms": round(float(ms.mean()), 3),
-        "median_ms": round(float(np.median(ms)), 3),
-        "p95_ms": round(float(np.percentile(ms, 95)), 3),
+        **_milliseconds(np.array(decisions) * 1e3),
         "identify_ms_per_play": round(1e3 * float(np.mean(checks)), 3),
     }
 

@@ -63,6 +63,7 @@ __all__ = [
     "Pruner",
     "count_mismatches",
     "exp_in_place",
+    "heaviest_weights",
     "log_odds",
     "log_weights",
     "normalise",
@@ -335,6 +336,37 @@ def weight_calling_right(
     return said_right.astype(np.float32) @ weights
 
 
+#: Weights from which `heaviest_weights` looks for the heaviest first: the best weighs 1,
+#: and a few hundred of 10**5 hypotheses are above 2**-16 early in a game.
+_HEAVY_FLOORS = (np.float32(2.0**-16), np.float32(2.0**-40))
+
+
+def heaviest_weights(weights: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """The indices of ``k`` heaviest of ``weights`` (more than ``k`` of them, in no
+    order) and the next weight, the ``k + 1``-th largest.
+
+    An ``argpartition`` of every weight took 170 us at 10**5 hypotheses, 6 ms of a
+    game of ``bayes`` agents; the heaviest are among the few above a floor
+    (`_HEAVY_FLOORS`), so only those are partitioned when there are more than ``k``
+    of them. The next weight is the same either way; among weights tied with it,
+    which ones are in the ``k`` may differ from a partition of all: any choice leaves
+    `Leaders` a valid bound, and so `BayesAgent.confident_proposal` the same answers.
+
+    >>> weights = np.array([0.0, 1.0, 0.5, 1e-9, 0.25], np.float32)
+    >>> at, next_weight = heaviest_weights(weights, 2)
+    >>> sorted(at.tolist()), next_weight
+    ([1, 2], 0.25)
+    """
+    if len(weights) > 4096:
+        for floor in _HEAVY_FLOORS:
+            near = np.flatnonzero(weights >= floor)
+            if len(near) > k:
+                order = np.argpartition(-weights[near], k)
+                return near[order[:k]], float(weights[near[order[k]]])
+    order = np.argpartition(-weights, k)
+    return order[:k], float(weights[order[k]])
+
+
 class Leaders:
     """A few of the most probable hypotheses, which bound the probability of the best.
 
@@ -381,8 +413,7 @@ class Leaders:
         k = min(size, len(weights))
         heaviest = np.arange(k)
         if len(weights) > k:
-            order = np.argpartition(-weights, k)
-            heaviest, next_weight = order[:k], float(weights[order[k]])
+            heaviest, next_weight = heaviest_weights(weights, k)
             # a weight w = e**(logw - top) rounded: logw is below top + log(w) + 1e-5, or
             # below top - 87 for a weight under float32's smallest normal (or 0)
             cut = post.top + max(math.log(next_weight) if next_weight else -math.inf, -87.0)

@@ -19,6 +19,7 @@ from eleusis_agents.posterior import (
     Pruner,
     count_mismatches,
     exp_in_place,
+    heaviest_weights,
     log_weights,
     normalise,
     weigh_in_place,
@@ -102,6 +103,28 @@ def test_the_leaders_bound_the_best_probability_as_plays_add_up():
                 assert bound >= best, (trial, bound, best)
             if rng.random() < 0.3:
                 leaders = Leaders(post, size=int(rng.integers(1, 40)))
+
+
+def test_the_heaviest_weights_are_those_of_a_partition_of_all():
+    """`heaviest_weights` finds the next weight a partition of every weight finds, and
+    ``k`` weights as heavy as its ``k`` (ties may be other hypotheses of equal weight),
+    whether the floors hold more than ``k`` weights or not."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.choice([50, 5000, 100_000]))
+        k = int(rng.integers(1, 40))
+        scale = float(rng.choice([1.0, 20.0, 60.0, 200.0]))
+        weights = np.exp(-rng.random(n) * scale).astype(np.float32)
+        if trial % 3 == 0:  # ties, some at the k-th weight
+            weights = np.round(weights * 8) / np.float32(8)
+        weights[rng.random(n) < 0.5] = 0.0
+        at, next_weight = heaviest_weights(weights, k)
+        order = np.argpartition(-weights, k)
+        assert next_weight == float(weights[order[k]]), trial
+        assert len(np.unique(at)) == k
+        assert np.array_equal(np.sort(weights[at]), np.sort(weights[order[:k]])), trial
+        rest = np.setdiff1d(np.arange(n), at)
+        assert weights[rest].max() == np.float32(next_weight)
 
 
 def test_weighing_in_place_is_normalising():

@@ -367,6 +367,60 @@ def opening(space, key: tuple, log_prior: np.ndarray, noise: float, fallback: fl
     return cached[key]
 
 
+class Counts:
+    """The mismatch counts after a sequence of plays in a space (read-only), shared by
+    the agents of one model that saw the same plays, with their posterior.
+
+    In a game every agent learns every play, so four ``bayes`` seats counted each play
+    four times and weighed the same counts four times. The counts after a play are a
+    child of those before it (`after`), made by the first agent to learn it and found
+    by the others; a child lives while an agent holds it. The weights are a function
+    of the counts, the log prior and the fallback's weight (`Pruner.weigh` gives the
+    same for any candidates a `Pruner` noted on fewer plays of the same game), so the
+    agents get the very arrays each would have computed. An agent that refuted a
+    hypothesis (solo) has its own prior and weighs the counts itself.
+    """
+
+    def __init__(self, mismatches: np.ndarray, pruner: Pruner):
+        mismatches.flags.writeable = False
+        self.mismatches = mismatches
+        self.pruner = pruner
+        self.children: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.post: tuple[float, PrunedWeights] | None = None  # (fallback log weight, post)
+
+    def after(self, space, probe: int, right: bool) -> Counts:
+        """The counts after one more play, ``probe`` judged ``right``."""
+        child = self.children.get((probe, right))
+        if child is None:
+            mismatches = self.mismatches.copy()
+            count_mismatches(mismatches, space, probe, right)
+            pruner = Pruner(self.pruner.prune, self.pruner.slack)
+            pruner.candidates = self.pruner.candidates  # noted on fewer of these plays
+            child = self.children[(probe, right)] = Counts(mismatches, pruner)
+        return child
+
+    def weigh(self, log_prior: np.ndarray, noise: float, fallback: float) -> PrunedWeights:
+        """`Pruner.weigh` of these counts, kept for the next agent with the same
+        fallback weight (its weights read-only)."""
+        if self.post is None or self.post[0] != fallback:
+            post = self.pruner.weigh(self.mismatches, log_prior, noise, fallback)
+            post.weights.flags.writeable = False
+            self.post = (fallback, post)
+        return self.post[1]
+
+
+#: The counts before any play, per space (as long as it lives) and model.
+_ROOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def root_counts(space, key: tuple) -> Counts:
+    """The `Counts` of no play in ``space`` for the model ``key`` names."""
+    roots = _ROOTS.setdefault(space, {})
+    if key not in roots:
+        roots[key] = Counts(np.zeros(space.padded_size, np.uint16), Pruner())
+    return roots[key]
+
+
 def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
     """For each hypothesis, whether it calls some face right in some context."""
     return unpack_verdicts(np.bitwise_or.reduce(space.table, axis=0), len(space))
@@ -432,7 +486,10 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         The hypotheses, the one-card language's included (shared between agents and
         cached; never pickled).
     mismatches_ : ndarray of uint16
-        For each hypothesis, how many plays it judged differently from the dealer.
+        For each hypothesis, how many plays it judged differently from the dealer
+        (read-only: ``counts_.mismatches``).
+    counts_ : Counts
+        Those counts, shared with the agents of the same model that saw the same plays.
     history_ : list of (int, bool)
         Each play seen: its probe index in the space (-1 outside it) and its verdict.
     """
@@ -488,16 +545,19 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) space and rebuild the counts from ``history_``."""
         space = build_space(agent_grammar(self), self.max_hypotheses)
-        space = with_one_card(space, resolve_one_card(self.one_card, self._traits()))
+        one_card = resolve_one_card(self.one_card, self._traits())
+        space = with_one_card(space, one_card)
         self.space_ = space
-        padded = space.padded_size  # the hypotheses' arrays line up with the table's rows
+        # the hypotheses' arrays are padded to line up with the table's rows
         model = (self.prior, float(self.unacceptable), self._acceptability(), float(self.fallback))
         self.log_prior_ = padded_log_prior(space, *model).copy()  # a refutation writes to it
         self.log_prior_[getattr(self, "refuted_", [])] = -np.inf
-        self.mismatches_ = np.zeros(padded, dtype=np.uint16)
+        counts = root_counts(space, (*model, one_card, float(self.noise)))
         for probe, right in getattr(self, "history_", ()):
             if probe >= 0:
-                count_mismatches(self.mismatches_, space, probe, right)
+                counts = counts.after(space, probe, right)
+        self.counts_ = counts  # shared with the agents of the model that saw these plays
+        self.mismatches_ = counts.mismatches
         self.posterior_cache_ = None
         self.opening_: Opening | None = None  # the shared posterior before any play
         self.pruner_ = Pruner()
@@ -514,7 +574,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        rebuilt = ("space_", "log_prior_", "mismatches_", "posterior_cache_", "opening_")
+        rebuilt = ("space_", "log_prior_", "counts_", "mismatches_", "posterior_cache_", "opening_")
         for name in (*rebuilt, "pruner_", "leaders_"):
             state.pop(name, None)
         return state
@@ -534,7 +594,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self.history_.append((probe, right))
         if probe >= 0:
             self.n_seen_ += 1
-            count_mismatches(self.mismatches_, self.space_, probe, right)
+            self.counts_ = self.counts_.after(self.space_, probe, right)
+            self.mismatches_ = self.counts_.mismatches
         self.posterior_cache_ = None
 
     def _posterior(self) -> PrunedWeights:
@@ -544,6 +605,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             fallback = self._fallback_log_weight()
             if self._opening(fallback) is not None:
                 self.posterior_cache_ = self.opening_.post
+            elif not self.refuted_:  # the prior of the model: weighed once for its agents
+                self.posterior_cache_ = self.counts_.weigh(self.log_prior_, self.noise, fallback)
             else:
                 self.posterior_cache_ = self.pruner_.weigh(
                     self.mismatches_, self.log_prior_, self.noise, fallback

@@ -248,3 +248,25 @@ def test_the_cached_log_prior_is_the_one_computed_for_each_game(model):
     again = BayesAgent(**MODEL, **model)
     again.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
     assert np.array_equal(again.log_prior_, expected)
+
+
+def test_agents_of_one_model_share_the_counts_they_would_have_counted():
+    """`Counts`: the agents of one model at a table hold the same counts, those of their
+    own history, and weigh them as a fresh `Pruner` would; another model counts apart."""
+    agents = [BayesAgent(**MODEL), BayesAgent(**MODEL), BayesAgent(**MODEL, noise=0.01)]
+    play_classic(RULES[0], [*agents, RandomAgent()], seed=3)
+    first, second, other = agents
+    assert first.counts_ is second.counts_ and first.counts_ is not other.counts_
+    for agent in agents:
+        expected = np.zeros(agent.space_.padded_size, np.uint16)
+        for probe, right in agent.history_:
+            if probe >= 0:
+                count_mismatches(expected, agent.space_, probe, right)
+        assert np.array_equal(agent.mismatches_, expected)
+        fallback = agent._fallback_log_weight()
+        fresh = Pruner().weigh(expected, agent.log_prior_, agent.noise, fallback)
+        post = agent._posterior()
+        assert np.array_equal(post.weights, fresh.weights) and post.total == fresh.total
+        assert (post.active is None) == (fresh.active is None)
+        if post.active is not None:
+            assert np.array_equal(post.active, fresh.active)

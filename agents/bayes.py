@@ -392,8 +392,8 @@ class Counts:
         """The counts after one more play, ``probe`` judged ``right``."""
         child = self.children.get((probe, right))
         if child is None:
-            mismatches = self.mismatches.copy()
-            count_mismatches(mismatches, space, probe, right)
+            fresh = np.empty_like(self.mismatches)
+            mismatches = count_mismatches(self.mismatches, space, probe, right, out=fresh)
             pruner = Pruner(self.pruner.prune, self.pruner.slack)
             pruner.candidates = self.pruner.candidates  # noted on fewer of these plays
             child = self.children[(probe, right)] = Counts(mismatches, pruner)

@@ -82,10 +82,15 @@ def log_odds(noise: float) -> float:
 
 
 def count_mismatches(
-    mismatches: np.ndarray, space: PackedVerdicts, probe: int, right: bool, rows=None
-) -> None:
+    mismatches: np.ndarray,
+    space: PackedVerdicts,
+    probe: int,
+    right: bool,
+    rows=None,
+    out: np.ndarray | None = None,
+) -> np.ndarray | None:
     """Add one play to ``mismatches``: one for each hypothesis whose verdict on ``probe``
-    is not ``right``.
+    is not ``right``; into ``out`` instead, if given (1-D counts only), returned.
 
     Parameters
     ----------
@@ -99,6 +104,9 @@ def count_mismatches(
         The dealer's verdict.
     rows : int or sequence of int, optional
         The rows of a 2-D ``mismatches`` the play counts in (each at most once).
+    out : ndarray of uint16, optional
+        Where the counts after the play go, ``mismatches`` left as they were: as fast
+        as counting in place (`eleusis_agents.bayes.Counts` keeps the counts before).
 
     Examples
     --------
@@ -108,15 +116,21 @@ def count_mismatches(
     >>> count_mismatches(cells, space, probe=0, right=True, rows=[1])  # ace of clubs
     >>> cells.tolist()  # false and red(card) call it wrong
     [[0, 0, 0], [0, 1, 1]]
+    >>> after = count_mismatches(cells[1], space, probe=0, right=False, out=np.empty(3, np.uint16))
+    >>> after.tolist(), cells[1].tolist()  # true calls it right
+    ([1, 1, 1], [0, 1, 1])
     """
     mismatched = space.verdict_rows(probe, stop=mismatches.shape[-1])
     if right:
         np.logical_not(mismatched, out=mismatched)  # the hypotheses that said wrong
+    if out is not None:
+        return np.add(mismatches, mismatched, out=out)
     if rows is None:
         np.add(mismatches, mismatched, out=mismatches)
-        return
+        return None
     for row in np.atleast_1d(rows):  # in place: a gathered copy costs three times as much
         np.add(mismatches[row], mismatched, out=mismatches[row])
+    return None
 
 
 def log_weights(

@@ -368,8 +368,8 @@ def opening(space, key: tuple, log_prior: np.ndarray, noise: float, fallback: fl
 
 
 class Counts:
-    """The mismatch counts after a sequence of plays in a space (read-only), shared by
-    the agents of one model that saw the same plays, with their posterior.
+    """The mismatch counts after a sequence of plays in a space, shared by the agents
+    of one model that saw the same plays, with their posterior.
 
     In a game every agent learns every play, so four ``bayes`` seats counted each play
     four times and weighed the same counts four times. The counts after a play are a
@@ -379,34 +379,59 @@ class Counts:
     same for any candidates a `Pruner` noted on fewer plays of the same game), so the
     agents get the very arrays each would have computed. An agent that refuted a
     hypothesis (solo) has its own prior and weighs the counts itself.
+
+    Counts no other agent took (an agent alone of its model) are counted in place, as
+    before sharing: a new array for each play cost a lone agent 13 us a play.
     """
 
-    def __init__(self, mismatches: np.ndarray, pruner: Pruner):
-        mismatches.flags.writeable = False
+    __slots__ = ("__weakref__", "children", "key", "mismatches", "parent", "post", "pruner")
+
+    def __init__(self, mismatches: np.ndarray, pruner: Pruner, parent=None, key=None):
         self.mismatches = mismatches
         self.pruner = pruner
         self.children: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.post: tuple[float, PrunedWeights] | None = None  # (fallback log weight, post)
+        # the counts before the play ``key`` (a weak reference), until another agent
+        # takes these counts (then None: shared, never changed again)
+        self.parent, self.key = parent, key
 
     def after(self, space, probe: int, right: bool) -> Counts:
         """The counts after one more play, ``probe`` judged ``right``."""
-        child = self.children.get((probe, right))
-        if child is None:
-            fresh = np.empty_like(self.mismatches)
-            mismatches = count_mismatches(self.mismatches, space, probe, right, out=fresh)
-            pruner = Pruner(self.pruner.prune, self.pruner.slack)
-            pruner.candidates = self.pruner.candidates  # noted on fewer of these plays
-            child = self.children[(probe, right)] = Counts(mismatches, pruner)
+        key = (probe, right)
+        child = self.children.get(key)
+        if child is not None:  # another agent's: shared from now on
+            child.parent = None
+            child.mismatches.flags.writeable = False
+            return child
+        if self.parent is not None:  # no other agent holds these counts: in place
+            parent = self.parent()
+            if parent is not None and parent.children.get(self.key) is self:
+                del parent.children[self.key]  # no longer the counts after that play
+            count_mismatches(self.mismatches, space, probe, right)
+            self.post, self.parent = None, weakref.ref(_DETACHED)
+            return self
+        fresh = np.empty_like(self.mismatches)
+        mismatches = count_mismatches(self.mismatches, space, probe, right, out=fresh)
+        pruner = Pruner(self.pruner.prune, self.pruner.slack)
+        pruner.candidates = self.pruner.candidates  # noted on fewer of these plays
+        child = self.children[key] = Counts(mismatches, pruner, weakref.ref(self), key)
         return child
 
     def weigh(self, log_prior: np.ndarray, noise: float, fallback: float) -> PrunedWeights:
         """`Pruner.weigh` of these counts, kept for the next agent with the same
-        fallback weight (its weights read-only)."""
+        fallback weight."""
         if self.post is None or self.post[0] != fallback:
-            post = self.pruner.weigh(self.mismatches, log_prior, noise, fallback)
-            post.weights.flags.writeable = False
-            self.post = (fallback, post)
+            self.post = (fallback, self.pruner.weigh(self.mismatches, log_prior, noise, fallback))
         return self.post[1]
+
+
+class _Detached:
+    """The parent of counts changed in place: no counts have them as a child."""
+
+    children: dict = {}
+
+
+_DETACHED = _Detached()
 
 
 #: The counts before any play, per space (as long as it lives) and model.
@@ -417,7 +442,8 @@ def root_counts(space, key: tuple) -> Counts:
     """The `Counts` of no play in ``space`` for the model ``key`` names."""
     roots = _ROOTS.setdefault(space, {})
     if key not in roots:
-        roots[key] = Counts(np.zeros(space.padded_size, np.uint16), Pruner())
+        root = roots[key] = Counts(np.zeros(space.padded_size, np.uint16), Pruner())
+        root.mismatches.flags.writeable = False  # shared by every game's agents
     return roots[key]
 
 

@@ -270,3 +270,29 @@ def test_agents_of_one_model_share_the_counts_they_would_have_counted():
         assert (post.active is None) == (fresh.active is None)
         if post.active is not None:
             assert np.array_equal(post.active, fresh.active)
+
+
+def test_counts_counted_in_place_are_no_one_elses():
+    """An agent alone on its counts counts in place; one that learns the same plays
+    later gets counts of its own, not those moved on."""
+    from eleusis_lab.cards import parse_cards
+
+    seven, queen, two, king = parse_cards("7S QH 2C KD")
+    plays = [(Context((seven,)), queen, True), (Context((seven, queen)), two, False)]
+    ahead, behind = BayesAgent(**MODEL), BayesAgent(**MODEL)
+    for agent in (ahead, behind):
+        agent.start_game(GameInfo("classic", 0, 2, (), seven), np.random.default_rng(0))
+    for context, card, right in plays:
+        ahead.learn(context, card, right)
+    moved = ahead.counts_
+    ahead.learn(Context((seven, queen)), king, True)
+    assert ahead.counts_ is moved  # in place
+    for context, card, right in plays:
+        behind.learn(context, card, right)
+    assert behind.counts_ is not ahead.counts_
+    for agent in (ahead, behind):
+        expected = np.zeros(agent.space_.padded_size, np.uint16)
+        for probe, right in agent.history_:
+            if probe >= 0:
+                count_mismatches(expected, agent.space_, probe, right)
+        assert np.array_equal(agent.mismatches_, expected)

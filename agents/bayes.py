@@ -274,6 +274,42 @@ def base_log_prior(
     return cached[key]
 
 
+#: `padded_log_prior`'s arrays, per space (as long as it lives) and model.
+_PADDED_PRIORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def padded_log_prior(
+    space: HypothesisSpace | OneCardSpace,
+    prior: str,
+    unacceptable: float,
+    acceptability: str,
+    fallback: float,
+) -> np.ndarray:
+    """`BayesAgent`'s log prior of each hypothesis, float32, over the `padded_size` of
+    ``space`` (the padding at ``-inf``): `base_log_prior` scaled to ``1 - fallback``.
+
+    The same for every game of a model: computed once per space and arguments (each
+    game took 0.2 ms per agent to redo it, in float64 then cast). Read-only; an agent
+    copies it.
+
+    >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
+    >>> log_prior = padded_log_prior(space, "uniform", 1.0, "dealer", 0.5)
+    >>> log_prior.dtype.name, [round(float(p), 3) for p in np.exp(log_prior)]
+    ('float32', [0.167, 0.167, 0.167, 0.0, 0.0, 0.0, 0.0, 0.0])
+    """
+    key = (prior, float(unacceptable), acceptability, float(fallback))
+    cached = _PADDED_PRIORS.setdefault(space, {})
+    if key not in cached:
+        log_prior = base_log_prior(space, prior, unacceptable, acceptability=acceptability)
+        if fallback > 0:
+            log_prior = log_prior + math.log1p(-fallback)
+        padded = np.full(space.padded_size, -np.inf, dtype=np.float32)
+        padded[: len(space)] = log_prior
+        padded.flags.writeable = False
+        cached[key] = padded
+    return cached[key]
+
+
 def _log_prior(space, prior: str, unacceptable: float, whole: bool, acceptability: str):
     if prior in ("bits", "spread"):
         log_prior = np.asarray(space.log_prior, dtype=np.float64)
@@ -329,6 +365,86 @@ def opening(space, key: tuple, log_prior: np.ndarray, noise: float, fallback: fl
         zeros = np.zeros(len(log_prior), np.uint16)
         cached[key] = Opening(Pruner().weigh(zeros, log_prior, noise, fallback))
     return cached[key]
+
+
+class Counts:
+    """The mismatch counts after a sequence of plays in a space, shared by the agents
+    of one model that saw the same plays, with their posterior.
+
+    In a game every agent learns every play, so four ``bayes`` seats counted each play
+    four times and weighed the same counts four times. The counts after a play are a
+    child of those before it (`after`), made by the first agent to learn it and found
+    by the others; a child lives while an agent holds it. The weights are a function
+    of the counts, the log prior and the fallback's weight (`Pruner.weigh` gives the
+    same for any candidates a `Pruner` noted on fewer plays of the same game), so the
+    agents get the very arrays each would have computed. An agent that refuted a
+    hypothesis (solo) has its own prior and weighs the counts itself.
+
+    Counts no other agent took (an agent alone of its model) are counted in place, as
+    before sharing: a new array for each play cost a lone agent 13 us a play.
+    """
+
+    __slots__ = ("__weakref__", "children", "key", "mismatches", "parent", "post", "pruner")
+
+    def __init__(self, mismatches: np.ndarray, pruner: Pruner, parent=None, key=None):
+        self.mismatches = mismatches
+        self.pruner = pruner
+        self.children: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.post: tuple[float, PrunedWeights] | None = None  # (fallback log weight, post)
+        # the counts before the play ``key`` (a weak reference), until another agent
+        # takes these counts (then None: shared, never changed again)
+        self.parent, self.key = parent, key
+
+    def after(self, space, probe: int, right: bool) -> Counts:
+        """The counts after one more play, ``probe`` judged ``right``."""
+        key = (probe, right)
+        child = self.children.get(key)
+        if child is not None:  # another agent's: shared from now on
+            child.parent = None
+            child.mismatches.flags.writeable = False
+            return child
+        if self.parent is not None:  # no other agent holds these counts: in place
+            parent = self.parent()
+            if parent is not None and parent.children.get(self.key) is self:
+                del parent.children[self.key]  # no longer the counts after that play
+            count_mismatches(self.mismatches, space, probe, right)
+            self.post, self.parent = None, weakref.ref(_DETACHED)
+            return self
+        fresh = np.empty_like(self.mismatches)
+        mismatches = count_mismatches(self.mismatches, space, probe, right, out=fresh)
+        pruner = Pruner(self.pruner.prune, self.pruner.slack)
+        pruner.candidates = self.pruner.candidates  # noted on fewer of these plays
+        child = self.children[key] = Counts(mismatches, pruner, weakref.ref(self), key)
+        return child
+
+    def weigh(self, log_prior: np.ndarray, noise: float, fallback: float) -> PrunedWeights:
+        """`Pruner.weigh` of these counts, kept for the next agent with the same
+        fallback weight."""
+        if self.post is None or self.post[0] != fallback:
+            self.post = (fallback, self.pruner.weigh(self.mismatches, log_prior, noise, fallback))
+        return self.post[1]
+
+
+class _Detached:
+    """The parent of counts changed in place: no counts have them as a child."""
+
+    children: dict = {}
+
+
+_DETACHED = _Detached()
+
+
+#: The counts before any play, per space (as long as it lives) and model.
+_ROOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def root_counts(space, key: tuple) -> Counts:
+    """The `Counts` of no play in ``space`` for the model ``key`` names."""
+    roots = _ROOTS.setdefault(space, {})
+    if key not in roots:
+        root = roots[key] = Counts(np.zeros(space.padded_size, np.uint16), Pruner())
+        root.mismatches.flags.writeable = False  # shared by every game's agents
+    return roots[key]
 
 
 def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
@@ -396,7 +512,10 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         The hypotheses, the one-card language's included (shared between agents and
         cached; never pickled).
     mismatches_ : ndarray of uint16
-        For each hypothesis, how many plays it judged differently from the dealer.
+        For each hypothesis, how many plays it judged differently from the dealer
+        (read-only: ``counts_.mismatches``).
+    counts_ : Counts
+        Those counts, shared with the agents of the same model that saw the same plays.
     history_ : list of (int, bool)
         Each play seen: its probe index in the space (-1 outside it) and its verdict.
     """
@@ -452,22 +571,19 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     def _load_space(self) -> None:
         """Attach the (cached) space and rebuild the counts from ``history_``."""
         space = build_space(agent_grammar(self), self.max_hypotheses)
-        space = with_one_card(space, resolve_one_card(self.one_card, self._traits()))
+        one_card = resolve_one_card(self.one_card, self._traits())
+        space = with_one_card(space, one_card)
         self.space_ = space
-        n = len(space)
-        padded = space.padded_size  # the hypotheses' arrays line up with the table's rows
-        log_prior = base_log_prior(
-            space, self.prior, self.unacceptable, acceptability=self._acceptability()
-        )
-        if self.fallback > 0:
-            log_prior = log_prior + math.log1p(-self.fallback)
-        self.log_prior_ = np.full(padded, -np.inf, dtype=np.float32)
-        self.log_prior_[:n] = log_prior
+        # the hypotheses' arrays are padded to line up with the table's rows
+        model = (self.prior, float(self.unacceptable), self._acceptability(), float(self.fallback))
+        self.log_prior_ = padded_log_prior(space, *model).copy()  # a refutation writes to it
         self.log_prior_[getattr(self, "refuted_", [])] = -np.inf
-        self.mismatches_ = np.zeros(padded, dtype=np.uint16)
+        counts = root_counts(space, (*model, one_card, float(self.noise)))
         for probe, right in getattr(self, "history_", ()):
             if probe >= 0:
-                count_mismatches(self.mismatches_, space, probe, right)
+                counts = counts.after(space, probe, right)
+        self.counts_ = counts  # shared with the agents of the model that saw these plays
+        self.mismatches_ = counts.mismatches
         self.posterior_cache_ = None
         self.opening_: Opening | None = None  # the shared posterior before any play
         self.pruner_ = Pruner()
@@ -484,7 +600,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        rebuilt = ("space_", "log_prior_", "mismatches_", "posterior_cache_", "opening_")
+        rebuilt = ("space_", "log_prior_", "counts_", "mismatches_", "posterior_cache_", "opening_")
         for name in (*rebuilt, "pruner_", "leaders_"):
             state.pop(name, None)
         return state
@@ -504,7 +620,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self.history_.append((probe, right))
         if probe >= 0:
             self.n_seen_ += 1
-            count_mismatches(self.mismatches_, self.space_, probe, right)
+            self.counts_ = self.counts_.after(self.space_, probe, right)
+            self.mismatches_ = self.counts_.mismatches
         self.posterior_cache_ = None
 
     def _posterior(self) -> PrunedWeights:
@@ -514,6 +631,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             fallback = self._fallback_log_weight()
             if self._opening(fallback) is not None:
                 self.posterior_cache_ = self.opening_.post
+            elif not self.refuted_:  # the prior of the model: weighed once for its agents
+                self.posterior_cache_ = self.counts_.weigh(self.log_prior_, self.noise, fallback)
             else:
                 self.posterior_cache_ = self.pruner_.weigh(
                     self.mismatches_, self.log_prior_, self.noise, fallback

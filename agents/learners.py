@@ -295,9 +295,35 @@ class SklearnAgent(FeatureLearner):
         return model
 
     def _right_probabilities(self, X: np.ndarray) -> np.ndarray:
+        if self.estimator is None:
+            with blas_threads():
+                return _pipeline_right_probabilities(self.estimator_, X)
         with blas_threads(), self._checks():
             probabilities = self.estimator_.predict_proba(X)
         return probabilities[:, _right_column(self.estimator_)]
+
+
+def _pipeline_right_probabilities(pipeline: Any, X: np.ndarray) -> np.ndarray:
+    """The right column of ``pipeline.predict_proba(X)`` for the agent's own pipeline
+    (standard scaling, then a logistic regression of two classes), to the bit.
+
+    The arithmetic scikit-learn 1.9's ``predict_proba`` does, on the same arrays in the
+    same order (`StandardScaler.transform` on a copy, ``decision_function``'s product,
+    ``expit`` in place, the two columns of a binary model), without the checks and
+    namespace look-ups around each step: 30 us instead of 250-480 us, 13 times a game
+    (``tests/test_learners.py`` holds it to scikit-learn's on random fits).
+    """
+    (_, scaler), (_, logistic) = pipeline.steps
+    from scipy.special import expit
+
+    X = np.array(X, dtype=np.float64)  # the scaler's copy
+    X -= scaler.mean_
+    X /= scaler.scale_
+    scores = X @ logistic.coef_.T + logistic.intercept_
+    prob = scores.reshape(-1)
+    expit(prob, out=prob)
+    probabilities = np.stack([1 - prob, prob], axis=1)
+    return probabilities[:, _right_column(logistic)]
 
 
 def _right_column(classifier: Any) -> int:

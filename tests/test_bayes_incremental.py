@@ -19,6 +19,7 @@ from eleusis_agents.posterior import (
     Pruner,
     count_mismatches,
     exp_in_place,
+    heaviest_weights,
     log_weights,
     normalise,
     weigh_in_place,
@@ -102,6 +103,28 @@ def test_the_leaders_bound_the_best_probability_as_plays_add_up():
                 assert bound >= best, (trial, bound, best)
             if rng.random() < 0.3:
                 leaders = Leaders(post, size=int(rng.integers(1, 40)))
+
+
+def test_the_heaviest_weights_are_those_of_a_partition_of_all():
+    """`heaviest_weights` finds the next weight a partition of every weight finds, and
+    ``k`` weights as heavy as its ``k`` (ties may be other hypotheses of equal weight),
+    whether the floors hold more than ``k`` weights or not."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.choice([50, 5000, 100_000]))
+        k = int(rng.integers(1, 40))
+        scale = float(rng.choice([1.0, 20.0, 60.0, 200.0]))
+        weights = np.exp(-rng.random(n) * scale).astype(np.float32)
+        if trial % 3 == 0:  # ties, some at the k-th weight
+            weights = np.round(weights * 8) / np.float32(8)
+        weights[rng.random(n) < 0.5] = 0.0
+        at, next_weight = heaviest_weights(weights, k)
+        order = np.argpartition(-weights, k)
+        assert next_weight == float(weights[order[k]]), trial
+        assert len(np.unique(at)) == k
+        assert np.array_equal(np.sort(weights[at]), np.sort(weights[order[:k]])), trial
+        rest = np.setdiff1d(np.arange(n), at)
+        assert weights[rest].max() == np.float32(next_weight)
 
 
 def test_weighing_in_place_is_normalising():
@@ -199,3 +222,77 @@ def test_the_shared_opening_is_the_agents_own_posterior_to_the_bit():
         alone.observe(record.events[0])
         assert shared.predict_faces(contexts[0]) is not None and shared.opening_ is None
         assert np.array_equal(shared.predict_faces(contexts[1]), alone.predict_faces(contexts[1]))
+
+
+@pytest.mark.parametrize(
+    "model",
+    [{}, {"prior": "spread", "fallback": 0.0}, {"unacceptable": 0.0, "prior": "uniform"}],
+)
+def test_the_cached_log_prior_is_the_one_computed_for_each_game(model):
+    """`padded_log_prior` against the computation each game made, and a refutation in
+    one agent's copy leaves the next game's alone."""
+    from eleusis_agents.bayes import base_log_prior
+
+    agent = BayesAgent(**MODEL, **model)
+    agent.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
+    space = agent.space_
+    log_prior = base_log_prior(
+        space, agent.prior, agent.unacceptable, acceptability=agent._acceptability()
+    )
+    if agent.fallback > 0:
+        log_prior = log_prior + math.log1p(-agent.fallback)
+    expected = np.full(space.padded_size, -np.inf, dtype=np.float32)
+    expected[: len(space)] = log_prior
+    assert np.array_equal(agent.log_prior_, expected)
+    agent._refute(5)
+    again = BayesAgent(**MODEL, **model)
+    again.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
+    assert np.array_equal(again.log_prior_, expected)
+
+
+def test_agents_of_one_model_share_the_counts_they_would_have_counted():
+    """`Counts`: the agents of one model at a table hold the same counts, those of their
+    own history, and weigh them as a fresh `Pruner` would; another model counts apart."""
+    agents = [BayesAgent(**MODEL), BayesAgent(**MODEL), BayesAgent(**MODEL, noise=0.01)]
+    play_classic(RULES[0], [*agents, RandomAgent()], seed=3)
+    first, second, other = agents
+    assert first.counts_ is second.counts_ and first.counts_ is not other.counts_
+    for agent in agents:
+        expected = np.zeros(agent.space_.padded_size, np.uint16)
+        for probe, right in agent.history_:
+            if probe >= 0:
+                count_mismatches(expected, agent.space_, probe, right)
+        assert np.array_equal(agent.mismatches_, expected)
+        fallback = agent._fallback_log_weight()
+        fresh = Pruner().weigh(expected, agent.log_prior_, agent.noise, fallback)
+        post = agent._posterior()
+        assert np.array_equal(post.weights, fresh.weights) and post.total == fresh.total
+        assert (post.active is None) == (fresh.active is None)
+        if post.active is not None:
+            assert np.array_equal(post.active, fresh.active)
+
+
+def test_counts_counted_in_place_are_no_one_elses():
+    """An agent alone on its counts counts in place; one that learns the same plays
+    later gets counts of its own, not those moved on."""
+    from eleusis_lab.cards import parse_cards
+
+    seven, queen, two, king = parse_cards("7S QH 2C KD")
+    plays = [(Context((seven,)), queen, True), (Context((seven, queen)), two, False)]
+    ahead, behind = BayesAgent(**MODEL), BayesAgent(**MODEL)
+    for agent in (ahead, behind):
+        agent.start_game(GameInfo("classic", 0, 2, (), seven), np.random.default_rng(0))
+    for context, card, right in plays:
+        ahead.learn(context, card, right)
+    moved = ahead.counts_
+    ahead.learn(Context((seven, queen)), king, True)
+    assert ahead.counts_ is moved  # in place
+    for context, card, right in plays:
+        behind.learn(context, card, right)
+    assert behind.counts_ is not ahead.counts_
+    for agent in (ahead, behind):
+        expected = np.zeros(agent.space_.padded_size, np.uint16)
+        for probe, right in agent.history_:
+            if probe >= 0:
+                count_mismatches(expected, agent.space_, probe, right)
+        assert np.array_equal(agent.mismatches_, expected)

@@ -340,3 +340,22 @@ def test_importing_the_learners_leaves_scikit_learn_unimported():
     code = "import sys, eleusis_agents.learners; print('sklearn' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False"
+
+
+def test_the_default_pipelines_probabilities_are_scikit_learns_to_the_bit():
+    """`_pipeline_right_probabilities` against ``predict_proba``, on random fits with
+    constant features (a scale of 0, which scikit-learn turns into 1)."""
+    from eleusis_agents.learners import _pipeline_right_probabilities, _right_column
+
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        n, width = int(rng.integers(5, 80)), int(rng.integers(1, 30))
+        X = rng.integers(0, 13, (n, width)).astype(np.float64)
+        X[:, rng.random(width) < 0.2] = 3.0
+        y = (X @ rng.normal(size=width) + rng.normal(size=n) > 0).astype(int)
+        y[:2] = [0, 1]
+        pipeline = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        pipeline.fit(X, y)
+        Z = rng.integers(0, 13, (52, width)).astype(np.float64)
+        expected = pipeline.predict_proba(Z)[:, _right_column(pipeline)]
+        assert np.array_equal(_pipeline_right_probabilities(pipeline, Z), expected), trial

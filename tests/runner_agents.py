@@ -64,23 +64,6 @@ class Peeker(RandomAgent):
         return super().choose_play(obs)
 
 
-class Frozen(RandomAgent):
-    """Never answers its ``when``-th decision (sleeps a day)."""
-
-    def __init__(self, when: int = 3):
-        self.when = when
-
-    def start_game(self, info, rng):
-        super().start_game(info, rng)
-        self.decisions_ = 0
-
-    def choose_play(self, obs):
-        self.decisions_ += 1
-        if self.decisions_ == self.when:
-            time.sleep(86_400)
-        return super().choose_play(obs)
-
-
 def hang(how: str) -> None:
     """Do not return for an hour: ``"sleep"``; ``"loop"``, in pure Python; or
     ``"swallow"``, sleep in a loop that catches every ``Exception`` (the decision

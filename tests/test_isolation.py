@@ -56,7 +56,7 @@ def test_the_rule_cannot_be_read_off_the_engine_from_another_process():
 
 def test_a_decision_that_never_returns_is_stopped_and_the_game_goes_on():
     classic = GAMES["classic"]
-    frozen = isolated("tests.runner_agents:Frozen", {"when": 3}, limit=0.5)
+    frozen = isolated("tests.runner_agents:Hanging", {"at": 3}, limit=0.5)
     record = classic.play("red(card)", [frozen, make_agent("random")], 4, classic.config_type())
     messages = [fault.message for fault in record.faults]
     assert messages[0] == "AgentStopped: no answer to choose_play within 0.5 s"

@@ -38,26 +38,35 @@ class GameTicks:
     """Listen for the games workers finish and move ``bar`` (a tqdm bar) by them.
 
     Use as a context manager; hand `address` and `authkey` to the workers, which call
-    `tick`, and call `finished` when a shard's rows arrive.
+    `tick`, and call `finished` when a shard's rows arrive. The socket is opened when
+    `address` is first asked for: a run in one process counts its games with `count`.
     """
 
     def __init__(self, bar: Any):
         self.bar = bar
         self.authkey = os.urandom(16)
-        self._listener = Listener(authkey=self.authkey)  # a Unix socket, or localhost
-        self.address = self._listener.address
+        self._listener: Listener | None = None
         self._lock = threading.Lock()
         self._ticked: dict[str, int] = {}  # games counted so far, by shard
         self._done: set[str] = set()
         self._closed = False
-        threading.Thread(target=self._accept, name="eleusis-lab ticks", daemon=True).start()
+
+    @property
+    def address(self) -> Any:
+        """Where workers send their ticks (a Unix socket, or a port of localhost)."""
+        if self._listener is None:
+            self._listener = Listener(authkey=self.authkey)
+            self._address = self._listener.address  # kept: a closed listener has none
+            threading.Thread(target=self._accept, name="eleusis-lab ticks", daemon=True).start()
+        return self._address
 
     def __enter__(self) -> GameTicks:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._closed = True
-        self._listener.close()
+        if self._listener is not None:
+            self._listener.close()
 
     def finished(self, shard: str, games: int) -> None:
         """Count the rest of ``shard``'s ``games`` once its rows arrived."""
@@ -73,6 +82,7 @@ class GameTicks:
                 self.bar.update(1)
 
     def _accept(self) -> None:
+        assert self._listener is not None
         while True:
             try:
                 connection = self._listener.accept()

@@ -54,6 +54,7 @@ Examples
 from __future__ import annotations
 
 import math
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -71,10 +72,10 @@ from eleusis_agents.bayes import (
 from eleusis_agents.one_card_space import with_one_card
 from eleusis_agents.posterior import (
     LaplaceFallback,
+    PrunedWeights,
+    Pruner,
     count_mismatches,
     log_odds,
-    log_weights,
-    weigh_in_place,
     weight_calling_right,
 )
 from eleusis_agents.solo_declaring import SoloDeclaring
@@ -95,6 +96,7 @@ _LIVE = 1e-6  # switches below this posterior are left out of predictions
 _LEADING = 1e-3  # switches below this are left out of the lookahead and the proposals
 _LOOKAHEAD = 128  # most probable hypotheses per cell the lookahead conditions on
 _ALTERNATIVES = 4  # runner-up rules per cell tried when the best ones were refuted
+_NEGLIGIBLE = 50.0  # nats below the best: a switch's weight is below what float64 sums keep
 _TOP_THRESHOLDS = (1e-3, 1e-5, 1e-7, 1e-9)  # tried in turn by `_most_probable`
 
 
@@ -133,6 +135,17 @@ def _share(posterior: np.ndarray, says_right: np.ndarray) -> float:
     """
     total = posterior.sum()
     return float(posterior @ says_right / total) if total > 0 else 0.0
+
+
+def _scattered(values: np.ndarray, at: np.ndarray, size: int) -> np.ndarray:
+    """A row of ``size`` zeros with ``values`` at ``at``.
+
+    >>> _scattered(np.array([0.5, 0.25], np.float32), np.array([1, 3]), 4).tolist()
+    [0.0, 0.5, 0.0, 0.25]
+    """
+    row = np.zeros(size, values.dtype)
+    row[at] = values
+    return row
 
 
 @dataclass(frozen=True)
@@ -373,11 +386,14 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         # the same feature of the context), when that is chosen.
         self.base_switch_ = {}  # template -> that switch, or None
         plain = {switch.value: s for s, switch in enumerate(self.switches_) if not switch.members}
+        templates = {}  # members -> their log prior
         for s, switch in enumerate(self.switches_):
             if switch.members:
-                log_prior = np.full(len(space), -np.inf, dtype=np.float32)
-                log_prior[members[switch.name]] = -math.log(len(switch.members))
-                self.templates_[s] = log_prior
+                if switch.members not in templates:  # one array: cells weighed once (`_weights`)
+                    log_prior = np.full(len(space), -np.inf, dtype=np.float32)
+                    log_prior[members[switch.name]] = -math.log(len(switch.members))
+                    templates[switch.members] = log_prior
+                self.templates_[s] = templates[switch.members]
                 self.base_switch_[s] = plain.get(switch.value)
         n_cells = sum(sizes)
         self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint16)
@@ -387,12 +403,18 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
         self.switch_log_prior_ = np.log(switch_prior)
         self.fallback_ = LaplaceFallback()
-        self.evidence_: dict[int, float] = {}  # each cell's log evidence, when needed
-        self.cells_: dict[int, np.ndarray] = {}  # each cell's posterior, when needed
-        # Where they are computed: the evidence of every cell a play changed in one
-        # array, which stays in the cache; the posteriors, fewer, each in its own row.
-        self.scratch_ = np.empty(len(space), np.float32)
-        self.cell_rows_ = np.empty((n_cells, len(space)), np.float32)
+        # Each cell a play has reached is weighed by its own `Pruner` (its counts only
+        # add up in a game), leaving out the rules far below its best.
+        self.pruners_: dict[int, Pruner] = {}
+        self.weights_: dict[int, PrunedWeights] = {}  # each cell's, until its next play
+        self.evidence_bounds_: dict[int, float] = {}  # each cell's last log evidence
+        # Cells that saw the same plays under the same prior have the same weights (the
+        # cells of runs below 3 of each feature, at first): weighed once.
+        self.plays_: list[list[int]] = [[] for _ in range(n_cells)]  # plays, numbered
+        self.negligible_: set[int] = set()  # switches left out of the last switch posterior
+        self.uncounted_: dict[int, list] = {}  # cell -> plays not in its counts yet
+        self.same_plays_: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.cells_: dict[int, np.ndarray] = {}  # each cell's whole posterior, when needed
         self.tops_ = {}  # (cell, k) -> the k most probable rules of the cell, best first
         self.behaviours_ = None  # `_behaviours`, until the next play or refutation
         self.canonical_ = {}  # switched key -> plain key of the same behaviour
@@ -413,7 +435,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         state = self.__dict__.copy()
         # Rebuilt from the space and history_ (switches hold functions: chosen by name).
         rebuilt = "space_ switches_ switch_of_cell_ templates_ base_switch_ mismatches_"
-        caches = "log_prior_ plain_log_prior_ evidence_ cells_ scratch_ cell_rows_ tops_"
+        caches = "log_prior_ plain_log_prior_ pruners_ weights_ evidence_bounds_ plays_"
+        caches += " same_plays_ negligible_ uncounted_ cells_ tops_"
         caches += " behaviours_ canonical_"
         for name in (rebuilt + " " + caches).split():
             state.pop(name, None)
@@ -440,11 +463,16 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 self.fixed_mismatches_[s] += not right
             elif probe >= 0:
                 cells.append(self.first_cell_[s] + value)
-        if cells:
-            count_mismatches(self.mismatches_, self.space_, probe, right, rows=cells)
+        # A negligible switch's cells count the play when next weighed (`_weights`).
+        now = [cell for cell in cells if self.switch_of_cell_[cell] not in self.negligible_]
+        if now:
+            count_mismatches(self.mismatches_, self.space_, probe, right, rows=now)
         for cell in cells:
+            if cell not in now:
+                self.uncounted_.setdefault(cell, []).append((probe, right))
+            self.plays_[cell].append(self.fallback_.plays)
             self.seen_[cell] += 1
-            self.evidence_.pop(cell, None)
+            self.weights_.pop(cell, None)
             self.cells_.pop(cell, None)
             self.tops_.pop((cell, _ALTERNATIVES), None)
             self.tops_.pop((cell, _LOOKAHEAD), None)
@@ -462,26 +490,37 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         """A cell's log evidence: 0 until a play reaches it."""
         if not self.seen_[cell]:
             return 0.0
-        if cell not in self.evidence_:
-            self.evidence_[cell] = self._weigh(cell, self.scratch_)[0]
-        return self.evidence_[cell]
+        weighed = self._weights(cell)
+        evidence = self.evidence_bounds_[cell] = weighed.top + math.log(weighed.total)
+        return evidence
+
+    def _weights(self, cell: int) -> PrunedWeights:
+        """The weights of a cell a play has reached (`Pruner.weigh`), the best at 1."""
+        if cell not in self.weights_:
+            prior = self._cell_prior(cell)
+            same = (id(prior), tuple(self.plays_[cell]))
+            weighed = self.same_plays_.get(same)
+            if weighed is None:
+                for probe, right in self.uncounted_.pop(cell, ()):
+                    count_mismatches(self.mismatches_[cell], self.space_, probe, right)
+                pruner = self.pruners_.setdefault(cell, Pruner())
+                weighed = pruner.weigh(self.mismatches_[cell], prior, self.noise, -math.inf)
+                self.same_plays_[same] = weighed
+            self.weights_[cell] = weighed
+        return self.weights_[cell]
 
     def _cell(self, cell: int) -> np.ndarray:
-        """A cell's posterior over the base space."""
+        """A cell's posterior over the base space (0 for the rules its `Pruner` left out)."""
         if cell not in self.cells_:
-            row = self.cell_rows_[cell]
             if not self.seen_[cell]:
-                np.exp(self._cell_prior(cell), out=row)
+                self.cells_[cell] = np.exp(self._cell_prior(cell))
             else:
-                self.evidence_[cell], total = self._weigh(cell, row)
-                np.divide(row, np.float32(total), out=row)
-            self.cells_[cell] = row
+                weighed = self._weights(cell)
+                posterior = np.divide(weighed.weights, np.float32(weighed.total))
+                if weighed.active is not None:
+                    posterior = _scattered(posterior, weighed.active, len(self.space_))
+                self.cells_[cell] = posterior
         return self.cells_[cell]
-
-    def _weigh(self, cell: int, out: np.ndarray) -> tuple[float, float]:
-        """A cell's weights into ``out``, its log evidence and their total (`weigh_in_place`)."""
-        logw = log_weights(self.mismatches_[cell], self._cell_prior(cell), self.noise, out=out)
-        return weigh_in_place(logw)
 
     def _cell_prior(self, cell: int) -> np.ndarray:
         """The prior of a cell's rule: the plain rule's (cell 0), a template's, or the
@@ -505,14 +544,29 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         return self.tops_[key]
 
     def _switch_posterior(self) -> tuple[np.ndarray, float]:
-        """The posterior probability of each switch, and of none of the hypotheses."""
-        log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * log_odds(self.noise)
-        for s, switch in enumerate(self.switches_):
-            first = self.first_cell_[s]
-            for cell in range(first, first + len(switch.conditions)):
-                log_evidence[s] += self._evidence(cell)
+        """The posterior probability of each switch, and of none of the hypotheses.
+
+        A switch ``_NEGLIGIBLE`` nats below the best (or the fallback) weighs 0: its
+        cells are not weighed while their last evidence, an upper bound (evidence only
+        falls as plays add up), leaves it that far below.
+        """
         # The switches' evidence leaves out the (1 - noise) of every play: so does this.
         fallback = self.fallback_.log_weight(self.fallback, self.noise, self.fallback_.plays)
+        log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * log_odds(self.noise)
+        cells = [
+            range(first, first + len(switch.conditions))
+            for first, switch in zip(self.first_cell_, self.switches_, strict=True)
+        ]
+        bounds = [sum(self.evidence_bounds_.get(cell, 0.0) for cell in c) for c in cells]
+        best, self.negligible_ = fallback, set()
+        for s in np.argsort(-(log_evidence + bounds), kind="stable"):
+            if log_evidence[s] + bounds[s] < best - _NEGLIGIBLE:
+                log_evidence[s] = -np.inf
+                self.negligible_.add(int(s))
+                continue
+            for cell in cells[s]:
+                log_evidence[s] += self._evidence(cell)
+            best = max(best, log_evidence[s])
         top = max(log_evidence.max(), fallback)
         weights, rest = np.exp(log_evidence - top), math.exp(fallback - top)
         total = weights.sum() + rest
@@ -542,9 +596,13 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             cells.setdefault(self._prior_key(cell), [cell, 0.0])[1] += weights[s]
         # P(right) is linear in each cell's posterior: mix the posteriors, then one product
         mixture, total = np.zeros(len(self.space_), np.float32), 0.0
-        scaled = np.empty_like(mixture)
         for cell, weight in cells.values():
-            mixture += np.multiply(self._cell(cell), np.float32(weight), out=scaled)
+            weighed = self._weights(cell) if self.seen_[cell] else None
+            if weighed is None or weighed.active is None:
+                mixture += self._cell(cell) * np.float32(weight)
+            else:  # the few rules its pruner kept: the others weigh nothing
+                posterior = weighed.weights / np.float32(weighed.total)
+                mixture[weighed.active] += posterior * np.float32(weight)
             total += weight
         said = weight_calling_right(self.space_, index * N_FACES + faces, mixture)
         said = np.clip(said, 0.0, total)

@@ -211,3 +211,81 @@ def test_templates_a_space_cannot_hold_are_left_out():
 def test_bad_parameters_are_refused(params):
     with pytest.raises(ValueError, match=next(iter(params))):
         started(ContextBayesAgent("colours_suits", 200, **params))
+
+
+def _replayed(rule: str, seed: int, **params) -> tuple[ContextBayesAgent, list]:
+    """A context agent and the events of a classic game of random agents under ``rule``."""
+    from eleusis_agents.simple import RandomAgent
+    from eleusis_lab.games.classic import play_classic
+
+    record = play_classic(rule, [RandomAgent() for _ in range(3)], seed=seed)
+    info = GameInfo("classic", 0, 3, (), record.starter, traits=GAMES["classic"].traits)
+    agent = ContextBayesAgent("colours_suits", 2000, **params)
+    agent.start_game(info, np.random.default_rng(0))
+    return agent, list(record.events)
+
+
+def _log_weights_counted_here(agent: ContextBayesAgent) -> np.ndarray:
+    """Each cell's log posterior weights (float64), its counts counted here play by play."""
+    space, odds = agent.space_, np.log(agent.noise) - np.log1p(-agent.noise)
+    counts = np.zeros((len(agent.seen_), len(space)))
+    for probe, values, right in agent.history_:
+        for s, value in enumerate(values):
+            if value is not None and probe >= 0:
+                said = space.verdict_rows(probe, stop=len(space))
+                counts[agent.first_cell_[s] + value] += said != right
+    priors = [agent._cell_prior(cell).astype(np.float64) for cell in range(len(counts))]
+    return np.array(priors) + counts * odds
+
+
+def _switch_posterior_weighing_everything(agent: ContextBayesAgent) -> np.ndarray:
+    """Each switch's posterior from every cell's counts, counted here play by play and
+    weighed over every hypothesis in float64 (none left out)."""
+    log_weights = _log_weights_counted_here(agent)
+    odds = np.log(agent.noise) - np.log1p(-agent.noise)
+    log_evidence = agent.switch_log_prior_ + agent.fixed_mismatches_ * odds
+    for cell in np.flatnonzero(agent.seen_):
+        log_evidence[agent.switch_of_cell_[cell]] += np.logaddexp.reduce(log_weights[cell])
+    fallback = agent.fallback_.log_weight(agent.fallback, agent.noise, agent.fallback_.plays)
+    everything = np.append(log_evidence, fallback)
+    return np.exp(everything - np.logaddexp.reduce(everything))[:-1]
+
+
+@pytest.mark.parametrize(
+    ("rule", "seed"),
+    [("if odd(length) then red(card) else black(card)", 3), ("suit(card) != suit(last)", 5)],
+)
+def test_the_switches_left_out_weigh_what_weighing_every_cell_gives(rule, seed):
+    """Switches far below the best are left out (0) and their cells counted later; cells
+    that saw the same plays are weighed once. After every play the switch posterior is
+    the one computed from scratch over every hypothesis of every cell."""
+    agent, events = _replayed(rule, seed)
+    left_out = shared = 0
+    for event in events:
+        agent.observe(event)
+        weights = agent._switch_posterior()[0]
+        assert weights == pytest.approx(_switch_posterior_weighing_everything(agent), abs=1e-6)
+        left_out += len(agent.negligible_)
+        shared += len(agent.weights_) - len({id(w) for w in agent.weights_.values()})
+    assert left_out > 0 and shared > 0  # both shortcuts were taken
+    assert agent.uncounted_  # and some cells have plays still to count
+    # Asked for, a cell left out counts its plays: every cell's posterior is as weighed here.
+    log_weights = _log_weights_counted_here(agent)
+    for cell in np.flatnonzero(agent.seen_):
+        expected = np.exp(log_weights[cell] - np.logaddexp.reduce(log_weights[cell]))
+        assert agent._cell(cell) == pytest.approx(expected, abs=1e-6)
+
+
+def test_predictions_are_those_of_an_agent_rebuilt_from_its_plays():
+    """An agent rebuilt from its history counts every play at once and weighs every cell
+    afresh: it predicts what the agent that skipped work predicts."""
+    import pickle
+
+    agent, events = _replayed("if odd(length) then red(card) else black(card)", 3)
+    for event in events:
+        agent.observe(event)
+        context = Context(tuple(agent.line_), agent.last_right_)
+        rebuilt = pickle.loads(pickle.dumps(agent))
+        assert rebuilt.predict_faces(context) == pytest.approx(
+            agent.predict_faces(context), rel=1e-12
+        )

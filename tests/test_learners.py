@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
@@ -15,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from watching import Watch
 
+from eleusis_agents import lean_logistic
 from eleusis_agents.learners import DecisionTreeAgent, SklearnAgent
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
@@ -342,20 +344,52 @@ def test_importing_the_learners_leaves_scikit_learn_unimported():
     assert run.stdout.strip() == "False"
 
 
-def test_the_default_pipelines_probabilities_are_scikit_learns_to_the_bit():
-    """`_pipeline_right_probabilities` against ``predict_proba``, on random fits with
-    constant features (a scale of 0, which scikit-learn turns into 1)."""
-    from eleusis_agents.learners import _pipeline_right_probabilities, _right_column
-
-    rng = np.random.default_rng(5)
-    for trial in range(20):
+def _random_problems(seed: int, trials: int = 20):
+    """Random feature tables of 0 .. 12, some features constant (a scale of 0, which
+    scikit-learn turns into 1), labels of both kinds from a noisy linear rule."""
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
         n, width = int(rng.integers(5, 80)), int(rng.integers(1, 30))
         X = rng.integers(0, 13, (n, width)).astype(np.float64)
         X[:, rng.random(width) < 0.2] = 3.0
         y = (X @ rng.normal(size=width) + rng.normal(size=n) > 0).astype(int)
         y[:2] = [0, 1]
+        yield trial, X, y, rng.integers(0, 13, (52, width)).astype(np.float64)
+
+
+def test_the_default_pipelines_probabilities_are_scikit_learns_to_the_bit():
+    """`lean_logistic.right_probabilities` against ``predict_proba``."""
+    from eleusis_agents.lean_logistic import right_column, right_probabilities
+
+    for trial, X, y, Z in _random_problems(5):
         pipeline = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         pipeline.fit(X, y)
-        Z = rng.integers(0, 13, (52, width)).astype(np.float64)
-        expected = pipeline.predict_proba(Z)[:, _right_column(pipeline)]
-        assert np.array_equal(_pipeline_right_probabilities(pipeline, Z), expected), trial
+        expected = pipeline.predict_proba(Z)[:, right_column(pipeline)]
+        assert np.array_equal(right_probabilities(pipeline, Z), expected), trial
+
+
+@pytest.mark.skipif(not lean_logistic.LEAN, reason="replays scikit-learn 1.9's fit")
+def test_the_default_pipelines_fit_is_scikit_learns_to_the_bit(monkeypatch):
+    """`lean_logistic.fit_pipeline` against the pipeline's ``fit``: the same scaler, the
+    same coefficients, iterations and probabilities; without ``max_iter`` iterations
+    (lowered here) the same warning."""
+    for trial, X, y, Z in _random_problems(6):
+        seed = trial + 1
+        ours = lean_logistic.fit_pipeline(X, y, seed)
+        theirs = make_pipeline(
+            StandardScaler(), LogisticRegression(max_iter=1000, random_state=seed)
+        )
+        theirs.fit(X.copy(), y)
+        (_, our_scaler), (_, our_logistic) = ours.steps
+        (_, their_scaler), (_, their_logistic) = theirs.steps
+        for name in ("mean_", "var_", "scale_"):
+            assert np.array_equal(getattr(our_scaler, name), getattr(their_scaler, name)), trial
+        for name in ("coef_", "intercept_", "classes_", "n_iter_"):
+            assert np.array_equal(getattr(our_logistic, name), getattr(their_logistic, name)), trial
+        assert our_logistic.n_features_in_ == their_logistic.n_features_in_
+        assert np.array_equal(ours.predict_proba(Z), theirs.predict_proba(Z)), trial
+    X, y = next(_random_problems(7))[1:3]
+    monkeypatch.setattr(lean_logistic, "MAX_ITER", 2)
+    with pytest.warns(ConvergenceWarning, match="failed to converge after 2 iteration"):
+        pipeline = lean_logistic.fit_pipeline(X, y, seed=0)
+    assert pipeline.steps[1][1].n_iter_.tolist() == [2]

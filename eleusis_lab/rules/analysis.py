@@ -156,9 +156,11 @@ def equivalent(
     exact_length = "length" in first.slots + second.slots
     layers = explore([first, second], max_length, start=after, plays=plays, budget=budget)
     for slots, states, (a, b) in layers:
-        differ = np.argwhere(a != b)
-        if len(differ):
-            row, face = min(differ, key=lambda rf: _readability(slots, states[rf[0]]))
+        differ = a != b
+        rows = np.flatnonzero(differ.any(axis=1))
+        if len(rows):  # the most readable context, and in it the first card
+            row = min(rows.tolist(), key=lambda r: _readability(slots, states[r]))
+            face = int(np.flatnonzero(differ[row])[0])
             return Equivalence(
                 False,
                 describe_state(slots, states[row], exact_length),

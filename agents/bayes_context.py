@@ -31,16 +31,22 @@ The model
   as in `BayesAgent`.
 
 It declares in solo as `BayesAgent` does (`eleusis_agents.solo_declaring.SoloDeclaring`). It is
-slower per decision (7 ms in classic against 0.3 ms, 31 ms with the solo lookahead
-against 5 ms) and holds a counter and a posterior for each of its 101 cells: about
-60 MB with the default 10**5 base rules (1.6 times more of each, time and memory, with
-the one-card language: 156,313 base hypotheses).
+slower per decision (about 10 ms in classic against 0.5 ms at the default 10**5 base
+rules, ``eleusis-lab bench decisions``; about 24 ms with the solo lookahead) and holds
+a counter for each of its 101 cells (20 MB at 10**5 base rules) and the weights of the
+cells it has weighed (1.6 times more of each, time and memory, with the one-card
+language: 156,313 base hypotheses).
 
-Inference is exact. Given the switch, a play tells only about the rule of the value it
-was played under: the posterior is one base-space posterior per (switch, value) *cell*,
-kept as mismatch counts (`eleusis_agents.posterior`), and a switch's evidence is the
-product of its cells'. Predictions mix, over the switches, the cell that the context
-selects.
+Inference is exact but for weights too small for a float to keep. Given the switch, a
+play tells only about the rule of the value it was played under: the posterior is one
+base-space posterior per (switch, value) *cell*, kept as mismatch counts
+(`eleusis_agents.posterior`), and a switch's evidence is the product of its cells'.
+Predictions mix, over the switches, the cell that the context selects. Each cell is
+weighed by its own `eleusis_agents.posterior.Pruner` (the rules more than 40 nats below
+its best weigh 0); cells that saw the same plays under the same prior are weighed once;
+a switch more than ``_NEGLIGIBLE`` (50) nats below the best weighs 0, and its cells
+count their plays and are weighed again only when their last evidence, which only falls
+as plays add up, could bring it back.
 
 Examples
 --------

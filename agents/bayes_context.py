@@ -33,7 +33,7 @@ The model
 It declares in solo as `BayesAgent` does (`eleusis_agents.solo_declaring.SoloDeclaring`). It is
 slower per decision (about 10 ms in classic against 0.5 ms at the default 10**5 base
 rules, ``eleusis-lab bench decisions``; about 24 ms with the solo lookahead) and holds
-a counter for each of its 101 cells (20 MB at 10**5 base rules) and the weights of the
+a counter for each of its 101 cells (10 MB at 10**5 base rules) and the weights of the
 cells it has weighed (1.6 times more of each, time and memory, with the one-card
 language: 156,313 base hypotheses).
 
@@ -402,7 +402,9 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 self.templates_[s] = templates[switch.members]
                 self.base_switch_[s] = plain.get(switch.value)
         n_cells = sum(sizes)
-        self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint16)
+        # A cell's counts are at most its plays: bytes, half the memory each play passes
+        # over, until a cell has seen 255 plays (`_count`)
+        self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint8)
         self.fixed_mismatches_ = np.zeros(len(sizes), dtype=np.int64)
         self.seen_ = np.zeros(n_cells, dtype=np.int64)
         rest = (1 - self.plain) / max(len(sizes) - 1, 1)
@@ -462,6 +464,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         return -1 if index is None else index * N_FACES + face
 
     def _count(self, probe: int, values: tuple, right: bool) -> None:
+        if self.mismatches_.dtype == np.uint8 and self.seen_.max() >= np.iinfo(np.uint8).max:
+            self.mismatches_ = self.mismatches_.astype(np.uint16)
         self.fallback_.learn(right)
         cells = []  # the cells the play was made in, one per switch
         for s, value in enumerate(values):

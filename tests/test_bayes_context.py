@@ -289,3 +289,17 @@ def test_predictions_are_those_of_an_agent_rebuilt_from_its_plays():
         assert rebuilt.predict_faces(context) == pytest.approx(
             agent.predict_faces(context), rel=1e-12
         )
+
+
+def test_counts_past_255_plays_are_kept():
+    """Counts are bytes until a cell has seen 255 plays, then 16 bits: 300 wrong plays
+    of the same card leave 300 mismatches on the rules that call it right."""
+    agent = started(ContextBayesAgent("colours_suits", 500, switches=("length mod 2",)))
+    assert agent.mismatches_.dtype == np.uint8
+    for _ in range(300):
+        play(agent, "QH", False)
+    assert agent.mismatches_.dtype == np.uint16
+    log_weights = _log_weights_counted_here(agent)
+    odds = np.log(agent.noise) - np.log1p(-agent.noise)
+    counts = (log_weights[0] - agent._cell_prior(0)) / odds
+    assert agent.mismatches_[0] == pytest.approx(counts) and counts.max() == 300

@@ -266,7 +266,7 @@ class SklearnAgent(FeatureLearner):
 
             # The agent's own pipeline is built as it is, not cloned and its parameters
             # read back (its only random_state is the LogisticRegression's).
-            logistic = LogisticRegression(max_iter=1000, random_state=self.seed_)
+            logistic = LogisticRegression(max_iter=lean_logistic.MAX_ITER, random_state=self.seed_)
             return make_pipeline(StandardScaler(), logistic)
         from sklearn.base import clone
 

@@ -393,3 +393,18 @@ def test_the_default_pipelines_fit_is_scikit_learns_to_the_bit(monkeypatch):
     with pytest.warns(ConvergenceWarning, match="failed to converge after 2 iteration"):
         pipeline = lean_logistic.fit_pipeline(X, y, seed=0)
     assert pipeline.steps[1][1].n_iter_.tolist() == [2]
+
+
+@pytest.mark.skipif(not lean_logistic.LEAN, reason="replays scikit-learn 1.9's fit")
+def test_the_default_agent_plays_the_same_game_fitted_either_way(monkeypatch):
+    """Fitted by `lean_logistic` or through scikit-learn's pipeline, the default agent
+    makes the same plays: the records of a game are equal."""
+
+    def game():
+        agents = [SklearnAgent(), RandomAgent(), RandomAgent()]
+        record = play_classic("color(card) != color(last)", agents, seed=3)
+        return record, agents[0].n_fits_
+
+    lean, fits = game()
+    monkeypatch.setattr(lean_logistic, "LEAN", False)
+    assert game() == (lean, fits) and fits > 5

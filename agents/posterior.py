@@ -68,7 +68,6 @@ __all__ = [
     "log_odds",
     "log_weights",
     "normalise",
-    "weigh_in_place",
     "weight_calling_right",
 ]
 
@@ -135,19 +134,16 @@ def count_mismatches(
     return None
 
 
-def log_weights(
-    mismatches: np.ndarray, log_prior: np.ndarray, noise: float, out: np.ndarray | None = None
-) -> np.ndarray:
+def log_weights(mismatches: np.ndarray, log_prior: np.ndarray, noise: float) -> np.ndarray:
     """The log weight of each hypothesis, float32: ``mismatches * log_odds(noise) +
-    log_prior``, leaving out the ``(1 - noise) ** n`` all hypotheses share; into ``out``
-    (float32, of the counts' shape) if given.
+    log_prior``, leaving out the ``(1 - noise) ** n`` all hypotheses share.
 
     >>> log_weights(np.array([0, 2], np.uint16), np.zeros(2, np.float32), 0.5).tolist()
     [0.0, 0.0]
     >>> float(log_weights(np.array([1], np.uint16), np.zeros(1, np.float32), 0.1)[0])
     -2.1972...
     """
-    logw = np.empty(mismatches.shape, np.float32) if out is None else out
+    logw = np.empty(mismatches.shape, np.float32)
     np.copyto(logw, mismatches)
     logw *= np.float32(log_odds(noise))
     logw += log_prior
@@ -163,24 +159,10 @@ def normalise(logw: np.ndarray) -> tuple[float, np.ndarray]:
     (4.0, [0.25, 0.75])
     """
     weights = np.array(logw, np.float32)
-    log_evidence, total = weigh_in_place(weights)
-    return log_evidence, np.divide(weights, np.float32(total), out=weights)
-
-
-def weigh_in_place(logw: np.ndarray) -> tuple[float, float]:
-    """Turn a row of log weights into weights, the best at 1, in place: their log
-    evidence (as `normalise` gives it) and their total (float64), which divides them
-    into the posterior.
-
-    >>> weights = np.log(np.array([1, 3], np.float32))
-    >>> log_evidence, total = weigh_in_place(weights)
-    >>> round(math.exp(log_evidence), 5), round(total, 5), [round(float(w), 5) for w in weights]
-    (4.0, 1.33333, [0.33333, 1.0])
-    """
-    top = float(logw.max())
-    exp_in_place(np.subtract(logw, np.float32(top), out=logw))
-    total = float(logw.sum(dtype=np.float64))
-    return top + math.log(total), total
+    top = float(weights.max())
+    exp_in_place(np.subtract(weights, np.float32(top), out=weights))
+    total = float(weights.sum(dtype=np.float64))
+    return top + math.log(total), np.divide(weights, np.float32(total), out=weights)
 
 
 #: From about -87.3 to -104 float32's exp is subnormal, and a SIMD lane that computes

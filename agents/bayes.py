@@ -408,7 +408,7 @@ class Counts:
             if parent is not None and parent.children.get(self.key) is self:
                 del parent.children[self.key]  # no longer the counts after that play
             count_mismatches(self.mismatches, space, probe, right)
-            self.post, self.parent = None, weakref.ref(_DETACHED)
+            self.post, self.parent = None, _detached
             return self
         fresh = np.empty_like(self.mismatches)
         mismatches = count_mismatches(self.mismatches, space, probe, right, out=fresh)
@@ -425,13 +425,9 @@ class Counts:
         return self.post[1]
 
 
-class _Detached:
-    """The parent of counts changed in place: no counts have them as a child."""
-
-    children: dict = {}
-
-
-_DETACHED = _Detached()
+def _detached() -> None:
+    """The parent of counts changed in place, as a dead weak reference: no counts have
+    them as a child, and they are still no other agent's."""
 
 
 #: The counts before any play, per space (as long as it lives) and model.
@@ -578,7 +574,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         model = (self.prior, float(self.unacceptable), self._acceptability(), float(self.fallback))
         self.log_prior_ = padded_log_prior(space, *model).copy()  # a refutation writes to it
         self.log_prior_[getattr(self, "refuted_", [])] = -np.inf
-        counts = root_counts(space, (*model, one_card, float(self.noise)))
+        self.model_ = (*model, one_card, float(self.noise))  # what the shared arrays follow
+        counts = root_counts(space, self.model_)
         for probe, right in getattr(self, "history_", ()):
             if probe >= 0:
                 counts = counts.after(space, probe, right)
@@ -600,8 +597,8 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        rebuilt = ("space_", "log_prior_", "counts_", "mismatches_", "posterior_cache_", "opening_")
-        for name in (*rebuilt, "pruner_", "leaders_"):
+        rebuilt = ("space_", "model_", "log_prior_", "counts_", "mismatches_", "posterior_cache_")
+        for name in (*rebuilt, "opening_", "pruner_", "leaders_"):
             state.pop(name, None)
         return state
 
@@ -644,9 +641,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         (its weights are then the agent's own, to the bit), else None."""
         self.opening_ = None
         if self.n_seen_ == 0 and not self.refuted_:
-            one_card = resolve_one_card(self.one_card, self._traits())
-            model = (self.prior, float(self.unacceptable), self._acceptability(), one_card)
-            key = (*model, float(self.fallback), float(self.noise), fallback)
+            key = (*self.model_, fallback)
             self.opening_ = opening(self.space_, key, self.log_prior_, self.noise, fallback)
         return self.opening_
 

@@ -387,6 +387,9 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         sizes = [len(s.conditions) for s in self.switches_]
         self.first_cell_ = np.cumsum([0, *sizes[:-1]])
         self.switch_of_cell_ = np.repeat(np.arange(len(sizes)), sizes)
+        self.switch_cells_ = tuple(
+            range(first, first + size) for first, size in zip(self.first_cell_, sizes, strict=True)
+        )
         self.templates_ = {}  # switch -> log prior of its values' rules (a template)
         # A template's rules are rules of the switch it is made from (the one that reads
         # the same feature of the context), when that is chosen.
@@ -442,7 +445,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         # Rebuilt from the space and history_ (switches hold functions: chosen by name).
-        rebuilt = "space_ switches_ switch_of_cell_ templates_ base_switch_ mismatches_"
+        rebuilt = "space_ switches_ switch_of_cell_ switch_cells_ templates_ base_switch_"
+        rebuilt += " mismatches_"
         caches = "log_prior_ plain_log_prior_ pruners_ weights_ evidence_bounds_ plays_"
         caches += " same_plays_ negligible_ uncounted_ cells_ tops_"
         caches += " behaviours_ canonical_"
@@ -563,10 +567,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         # The switches' evidence leaves out the (1 - noise) of every play: so does this.
         fallback = self.fallback_.log_weight(self.fallback, self.noise, self.fallback_.plays)
         log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * log_odds(self.noise)
-        cells = [
-            range(first, first + len(switch.conditions))
-            for first, switch in zip(self.first_cell_, self.switches_, strict=True)
-        ]
+        cells = self.switch_cells_
         bounds = [sum(self.evidence_bounds_.get(cell, 0.0) for cell in c) for c in cells]
         best, self.negligible_ = fallback, set()
         for s in np.argsort(-(log_evidence + bounds), kind="stable"):
@@ -658,8 +659,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         values = self._values(context)
         tops = {}
         for s in live:
-            first = self.first_cell_[s]
-            for cell in range(first, first + len(self.switches_[s].conditions)):
+            for cell in self.switch_cells_[s]:
                 tops[cell] = self._top(cell, min(_LOOKAHEAD, len(self.space_)))
         hypotheses = np.unique(np.concatenate(list(tops.values())))
         at = self.space_.bit_position(hypotheses)
@@ -714,8 +714,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         """
         found = set()
         for s in np.flatnonzero(weights > _LEADING):
-            first = self.first_cell_[s]
-            cells = range(first, first + len(self.switches_[s].conditions))
+            cells = self.switch_cells_[s]
             runners = [self._top(cell, min(_ALTERNATIVES, len(self.space_))) for cell in cells]
             best = [int(r[0]) for r in runners]
             for v, r in enumerate(runners):

@@ -609,6 +609,17 @@ def format_layout(record: Any, columns: int = 13, max_rows: int = 12) -> str:
     return game.layout(record, columns, max_rows)
 
 
+def complexity_lines(rule: str, head: str = "rule complexity: ") -> list[str]:
+    """The complexity figures of the rule ``rule`` (its text) in words, after ``head``, in
+    lines of a terminal's width broken between figures (`measure_phrases`,
+    `wrap_phrases`). Raises `RuleSyntaxError` for a rule that does not parse."""
+    from eleusis_lab.rules import parse
+    from eleusis_lab.rules.complexity import measure_phrases
+    from eleusis_lab.text import wrap_phrases
+
+    return wrap_phrases(head, measure_phrases(parse(rule)), _WIDTH)
+
+
 def main_line_rows(
     main: Sequence[Card], under: list[list[str]], columns: int, max_rows: int
 ) -> list[str]:

@@ -40,10 +40,8 @@ import numpy as np
 from eleusis_lab.agent import Agent
 from eleusis_lab.engines import check_seed, is_int
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.record import RecordError, describe_agent, jsonable
+from eleusis_lab.record import RecordError, complexity_lines, describe_agent, jsonable
 from eleusis_lab.rules import Rule, parse
-from eleusis_lab.rules.complexity import measure_phrases
-from eleusis_lab.text import wrap_phrases
 
 __all__ = [
     "MATCH_FORMAT",
@@ -58,7 +56,6 @@ __all__ = [
 
 #: The version of a match's JSON (``format``); the matches written before it had none.
 MATCH_FORMAT = 1
-_WIDTH = 100  # a terminal's width
 
 
 @dataclass(frozen=True)
@@ -138,7 +135,7 @@ class MatchResult:
         lines.append("")
         lines.append("rules dealt:")
         for rule in dict.fromkeys(game.rule for game in self.games):
-            lines += [f"  {rule}", *wrap_phrases("    ", measure_phrases(parse(rule)), _WIDTH)]
+            lines += [f"  {rule}", *complexity_lines(rule, head="    ")]
         lines.append("")
         lines.append(f"{'participant':>11}  {'agent':<20} {'total':>7}")
         for i, (agent, total) in enumerate(zip(self.participants, self.totals, strict=True)):

@@ -40,6 +40,7 @@ from eleusis_lab.record import (
     card_text,
     cards_from_text,
     cards_text,
+    complexity_lines,
     event_from_dict,
     event_to_dict,
     fault_lines,
@@ -48,9 +49,6 @@ from eleusis_lab.record import (
     rule_game_fields,
     rule_game_head,
 )
-from eleusis_lab.rules import parse
-from eleusis_lab.rules.complexity import measure_phrases
-from eleusis_lab.text import wrap_phrases
 
 #: How phase 2 ended (`GameRecord.phase2_end`).
 PLAYER_OUT = "player_out"
@@ -258,7 +256,7 @@ def format_main_line_layout(record: Any, columns: int = 13, max_rows: int = 12) 
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [
         f"{record.game} Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        *wrap_phrases("rule complexity: ", measure_phrases(parse(record.rule)), _WIDTH),
+        *complexity_lines(record.rule),
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
             width=_WIDTH,

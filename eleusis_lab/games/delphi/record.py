@@ -24,6 +24,7 @@ from eleusis_lab.record import (
     card_text,
     cards_from_text,
     cards_text,
+    complexity_lines,
     event_from_dict,
     event_to_dict,
     main_line_rows,
@@ -31,9 +32,7 @@ from eleusis_lab.record import (
     rule_game_fields,
     rule_game_head,
 )
-from eleusis_lab.rules import RuleSyntaxError, parse
-from eleusis_lab.rules.complexity import measure_phrases
-from eleusis_lab.text import wrap_phrases
+from eleusis_lab.rules import RuleSyntaxError
 
 GAME = "delphi"
 #: ``Event.seat`` of every card of Delphi: the oracle places it, no player plays it.
@@ -286,7 +285,7 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
     name = f" ({record.rule_name})" if record.rule_name else ""
     lines = [f"Delphi, seed {record.seed}, rule: {record.rule}{name}"]
     with contextlib.suppress(RuleSyntaxError):  # replay reports a rule that does not parse
-        lines += wrap_phrases("rule complexity: ", measure_phrases(parse(record.rule)), _WIDTH)
+        lines += complexity_lines(record.rule)
     lines += [
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",

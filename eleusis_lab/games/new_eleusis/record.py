@@ -25,13 +25,11 @@ from eleusis_lab.record import (
     card_text,
     cards_from_text,
     cards_text,
+    complexity_lines,
     reading_record,
     rule_game_fields,
     rule_game_head,
 )
-from eleusis_lab.rules import parse
-from eleusis_lab.rules.complexity import measure_phrases
-from eleusis_lab.text import wrap_phrases
 
 __all__ = [
     "ALL_EXPELLED",
@@ -461,7 +459,7 @@ def format_new_eleusis_layout(
     starter = record.starter
     lines = [
         f"New Eleusis, seed {record.seed}, rule: {record.rule}{name}",
-        *wrap_phrases("rule complexity: ", measure_phrases(parse(record.rule)), _WIDTH),
+        *complexity_lines(record.rule),
         *textwrap.wrap(
             f"options: {', '.join(f'{k}={v}' for k, v in record.config.items())}",
             width=_WIDTH,

@@ -117,20 +117,13 @@ def time_decisions(
     """
     build_space(grammar, max_hypotheses)
     rng = np.random.default_rng(seed)
-    rules = [entry.rule for entry in catalog()]
-    deck = standard_deck()
     times = []
-    for game in range(games):
-        rule = rules[int(rng.integers(len(rules)))]
-        record = play_classic(rule, [RandomAgent() for _ in range(players)], seed=seed + game)
+    for game, record, hand_of in _replayed_games(rng, games, players, hand_size, seed):
         agent = BayesAgent(grammar=grammar, max_hypotheses=max_hypotheses, policy=policy)
         info = GameInfo("classic", 0, players, (), record.starter)
         agent.start_game(info, np.random.default_rng(game))
         for start in range(0, len(record.events), players):
-            on_line = {card.face for card in agent.line_}
-            free = [card for card in deck if card.face not in on_line]
-            size = min(hand_size, len(free))  # a long main line leaves fewer faces
-            hand = tuple(free[i] for i in rng.choice(len(free), size, replace=False))
+            hand = hand_of(agent.line_)
             began = time.perf_counter()
             for event in record.events[start : start + players]:
                 agent.observe(event)
@@ -219,7 +212,7 @@ def _replayed_games(rng, games: int, players: int, hand_size: int, seed: int):
     def hand_of(line) -> tuple:
         on_line = {card.face for card in line}
         free = [card for card in deck if card.face not in on_line]
-        size = min(hand_size, len(free))
+        size = min(hand_size, len(free))  # a long main line leaves fewer faces
         return tuple(free[i] for i in rng.choice(len(free), size, replace=False))
 
     for game in range(games):

@@ -54,10 +54,10 @@ scikit-learn grows the same trees:
 from __future__ import annotations
 
 import math
-import numbers
-from typing import Any
 
 import numpy as np
+
+from eleusis_lab.engines import is_int
 
 __all__ = ["CRITERIA", "MAX_EXAMPLES", "LeanTree", "splitter_seed"]
 
@@ -71,10 +71,6 @@ _MAX_DEPTH = int(np.iinfo(np.int32).max)  # max_depth=None
 #: The most examples `LeanTree` fits: its tables of impurities are square in the number
 #: of examples (8 MB each at 1024) and built once per process (0.3 s at 1024).
 MAX_EXAMPLES = 1024
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 class _Impurities:
@@ -203,12 +199,12 @@ class LeanTree:
             raise ValueError(
                 f"criterion must be one of {', '.join(CRITERIA)}, got {self.criterion!r}"
             )
-        if not (self.max_depth is None or (_whole(self.max_depth) and self.max_depth >= 1)):
+        if not (self.max_depth is None or (is_int(self.max_depth) and self.max_depth >= 1)):
             raise ValueError(f"max_depth must be None or an int >= 1, got {self.max_depth!r}")
-        if not (_whole(self.min_samples_leaf) and self.min_samples_leaf >= 1):
+        if not (is_int(self.min_samples_leaf) and self.min_samples_leaf >= 1):
             raise ValueError(f"min_samples_leaf must be an int >= 1, got {self.min_samples_leaf!r}")
         state = self.random_state
-        if not (state is None or _whole(state) or isinstance(state, np.random.RandomState)):
+        if not (state is None or is_int(state) or isinstance(state, np.random.RandomState)):
             raise ValueError(f"random_state must be None, an int or a RandomState, got {state!r}")
 
     def fit(self, X, y, check_input: bool = True, seed: int | None = None) -> LeanTree:

@@ -36,6 +36,7 @@ from eleusis_agents.lean_tree import LeanTree, splitter_seed
 from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import blas_threads
 from eleusis_lab.cards import N_FACES, Card
+from eleusis_lab.engines import is_int
 from eleusis_lab.features import N_FEATURES, encode
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.games.solo import SoloDecisions
@@ -45,11 +46,6 @@ if TYPE_CHECKING:
     from sklearn.tree import DecisionTreeClassifier
 
 __all__ = ["DecisionTreeAgent", "FeatureLearner", "SklearnAgent"]
-
-
-def _whole(value: Any) -> bool:
-    """An int, not a bool (``True`` is no depth or count)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _real(value: Any) -> bool:
@@ -129,11 +125,11 @@ class FeatureLearner(SoloDecisions, NewEleusisDecisions, LearningAgent):
 
     def check_params(self) -> None:
         """The refit schedule's numbers and ``explore`` are in range (booleans refused)."""
-        if not (_whole(self.refit_every) and self.refit_every >= 1):
+        if not (is_int(self.refit_every) and self.refit_every >= 1):
             raise ValueError(f"refit_every must be an int >= 1, got {self.refit_every!r}")
         if not (_real(self.refit_growth) and self.refit_growth >= 0):
             raise ValueError(f"refit_growth must be a number >= 0, got {self.refit_growth!r}")
-        if not (_whole(self.min_examples) and self.min_examples >= 1):
+        if not (is_int(self.min_examples) and self.min_examples >= 1):
             raise ValueError(f"min_examples must be an int >= 1, got {self.min_examples!r}")
         if not (_real(self.explore) and 0 <= self.explore <= 1):
             raise ValueError(f"explore must be a probability in [0, 1], got {self.explore!r}")

@@ -113,7 +113,13 @@ from eleusis_agents.posterior import (
     count_mismatches,
     weight_calling_right,
 )
-from eleusis_agents.solo_declaring import SoloDeclaring, calibration_map
+from eleusis_agents.solo_declaring import (
+    DECLARING,
+    JudgeGroups,
+    SoloDeclaring,
+    accepted_on_continuations,
+    calibration_map,
+)
 from eleusis_lab.agent import GameInfo, GameTraits, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
@@ -136,6 +142,7 @@ _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
 _LEADERS = 256  # most probable hypotheses that tell whether a play can teach more
 _WATCHED = 32  # most probable hypotheses that bound the best one's probability
+_JUDGED = 128  # most probable hypotheses weighed for the published judge in solo
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:
@@ -189,6 +196,10 @@ def check_model_params(agent) -> None:
     if agent.acceptability not in ACCEPTABILITY:
         raise ValueError(
             f"acceptability must be one of {', '.join(ACCEPTABILITY)}, got {agent.acceptability!r}"
+        )
+    if agent.declaring not in DECLARING:
+        raise ValueError(
+            f"declaring must be one of {', '.join(DECLARING)}, got {agent.declaring!r}"
         )
     if not 0 < agent.declare_confidence <= 1:
         raise ValueError(f"declare_confidence must be in (0, 1], got {agent.declare_confidence!r}")
@@ -491,9 +502,14 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         with nothing to find (``true``, and ``false``: no test of acceptability applies
         in solo); ``"auto"`` (the default), ``"solo"`` in the solo game, ``"dealer"``
         elsewhere.
+    declaring : {"expected_score", "threshold"}
+        Solo: when to declare (`SoloDeclaring`). ``"expected_score"`` (the default):
+        when declaring the hypothesis the published judge most probably accepts pays
+        more than waiting a turn; ``"threshold"``: the former rule, from
+        ``declare_confidence`` on the most probable hypothesis.
     declare_confidence : float
-        Solo: the probability from which the best hypothesis is declared (see
-        `SoloDeclaring`), in (0, 1].
+        Solo, ``declaring="threshold"``: the probability from which the best hypothesis
+        is declared (see `SoloDeclaring`), in (0, 1].
     calibration : None, str or CalibrationMap
         Solo: the map from posterior probability to the confidence it states with its
         tentative rule and its declarations (`eleusis_lab.calibration`; it declares as
@@ -529,6 +545,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
         one_card: float | str = "auto",
+        declaring: str = "expected_score",
         declare_confidence: float = 2 / 3,
         calibration: str | CalibrationMap | None = "default",
     ):
@@ -543,6 +560,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self.unacceptable = unacceptable
         self.acceptability = acceptability
         self.one_card = one_card
+        self.declaring = declaring
         self.declare_confidence = declare_confidence
         self.calibration = calibration
 
@@ -886,6 +904,49 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         probes = index * N_FACES + np.asarray(faces)
         said = self.space_.verdict_bits(probes[None, :], hypotheses[:, None])
         return post.weights[top] / (post.total + post.fallback), said
+
+    def _top_keys(self, n: int) -> list[tuple[int, float]]:
+        """The ``n`` most probable hypotheses and their probabilities, most probable first."""
+        post = self._posterior()
+        k = min(n, len(post.weights))
+        if not k:
+            return []
+        top = np.argpartition(-post.weights, k - 1)[:k]
+        top = top[np.lexsort((top, -post.weights[top]))]
+        hypotheses = top if post.active is None else post.active[top]
+        keep = (hypotheses < len(self.space_)) & (post.weights[top] > 0)
+        z = post.total + post.fallback
+        return [
+            (int(h), float(w) / z)
+            for h, w in zip(hypotheses[keep], post.weights[top[keep]], strict=True)
+        ]
+
+    @limited_threads
+    def _judge_groups(self, obs: Observation, card: Card | None) -> JudgeGroups:
+        """`SoloDeclaring._judge_groups` over the ``_JUDGED`` most probable hypotheses at
+        once, when the rules depend on the card and the last card alone: each
+        hypothesis's verdict table (52 x 52) gives the lines it accepts, and so the
+        states the judge compares (`accepted_on_continuations`)."""
+        space = self.space_
+        if space.slots != ("last",) or not obs.main_line:
+            return super()._judge_groups(obs, card)
+        leaders = self._top_keys(_JUDGED)
+        keys = [h for h, _ in leaders]
+        probabilities = np.array([p for _, p in leaders], dtype=float)
+        said = space.verdict_bits(np.arange(space.n_probes)[None, :], np.array(keys)[:, None])
+        verdicts = np.zeros((len(keys), N_FACES, N_FACES), dtype=bool)
+        verdicts[:, space.contexts[:, 0], :] = said.reshape(len(keys), -1, N_FACES)
+        last = obs.main_line[-1].face
+        start = np.full(len(keys), last)
+        card_right = None
+        if card is not None:
+            card_right = verdicts[:, last, card.face]
+            start[card_right] = card.face
+        if self._judged_on_continuations():
+            accepts = accepted_on_continuations(verdicts, start)
+        else:
+            accepts = np.eye(len(keys), dtype=bool)
+        return JudgeGroups(keys, probabilities, accepts, card_right)
 
     def _refute(self, hypothesis: int) -> None:
         self.refuted_.append(hypothesis)

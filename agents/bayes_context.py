@@ -301,9 +301,11 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         Which those are, as in `BayesAgent` (default ``"auto"``): in solo no test of
         acceptability applies, only ``true`` and ``false`` as a plain rule are
         unlikely.
+    declaring : {"expected_score", "threshold"}
+        Solo: when to declare, as in `BayesAgent`.
     declare_confidence : float
-        Solo: the probability from which the best hypothesis is declared, as in
-        `BayesAgent`.
+        Solo, ``declaring="threshold"``: the probability from which the best hypothesis
+        is declared, as in `BayesAgent`.
     calibration : None, str or CalibrationMap
         Solo: the map from posterior probability to stated confidence, as in
         `BayesAgent` (``"default"``, the default: the one fitted to this agent).
@@ -332,6 +334,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         unacceptable: float = 1e-3,
         acceptability: str = "auto",
         one_card: float | str = "auto",
+        declaring: str = "expected_score",
         declare_confidence: float = 2 / 3,
         calibration: str | CalibrationMap | None = "default",
     ):
@@ -347,6 +350,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self.unacceptable = unacceptable
         self.acceptability = acceptability
         self.one_card = one_card
+        self.declaring = declaring
         self.declare_confidence = declare_confidence
         self.calibration = calibration
 
@@ -813,6 +817,12 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 h = rules[values[s]]
                 said.append(self.space_.verdict_bits(probes, h))
         return np.array(probabilities), np.array(said).reshape(len(said), len(faces))
+
+    def _top_keys(self, n: int) -> list[tuple[tuple, float]]:
+        """The ``n`` most probable behaviours and their probabilities, most probable first."""
+        behaviours = self._behaviours()
+        ranked = sorted(behaviours, key=lambda k: (-behaviours[k][0], len(k[1])))[:n]
+        return [(key, behaviours[key][0]) for key in ranked]
 
     def _refute(self, key: tuple) -> None:
         self.refuted_.append(key)

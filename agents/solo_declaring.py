@@ -1,26 +1,38 @@
 """When a Bayesian agent declares in the solo game, and with what confidence.
 
 `SoloDeclaring` extends the solo game's decisions (`eleusis_lab.games.solo.SoloDecisions`)
-for an agent with a model, over a few of its methods (its most probable hypothesis, its
-text, how to refute one, the leaders' verdicts): it declares when that pays
-(`break_even`) and states its probability through the agent's calibration map
-(`calibration_map`). `eleusis_agents.bayes.BayesAgent` and
-`eleusis_agents.bayes_context.ContextBayesAgent` share it.
+for an agent with a model, over a few of its methods (its most probable hypotheses, their
+text, how to refute one): it weighs what the published judge would say of declaring each
+leading hypothesis (`JudgeGroups`), declares when that pays more than waiting a turn, and
+states its probability through the agent's calibration map (`calibration_map`).
+`eleusis_agents.bayes.BayesAgent` and `eleusis_agents.bayes_context.ContextBayesAgent`
+share it.
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
 from eleusis_lab.agent import GameInfo, GameTraits, Observation
 from eleusis_lab.calibration import CalibrationMap
-from eleusis_lab.cards import N_FACES
-from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, SoloDecisions
-from eleusis_lab.rules import Context
+from eleusis_lab.cards import N_FACES, Card
+from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, SoloDecisions, SoloMove
+from eleusis_lab.rules import Context, Rule, parse
+from eleusis_lab.rules.analysis import equivalent
+from eleusis_lab.rules.reach import TooManyContexts
 
-__all__ = ["CALIBRATION_FILES", "SoloDeclaring", "break_even", "calibration_map"]
+__all__ = [
+    "CALIBRATION_FILES",
+    "DECLARING",
+    "JudgeGroups",
+    "SoloDeclaring",
+    "accepted_on_continuations",
+    "break_even",
+    "calibration_map",
+]
 
 _TWINS_CONFIDENCE = 0.2  # below 2/3, declare the first of two twins from here
 _STALL_GAIN = 0.02  # "nothing more": how much a play may raise the best probability
@@ -35,7 +47,7 @@ CALIBRATION_FILES = {
 
 #: Parameters that change how an agent plays or states, not its posterior: a map fitted
 #: on the default model holds whatever their values.
-_NOT_THE_MODEL = frozenset({"policy", "mix", "declare_confidence", "calibration"})
+_NOT_THE_MODEL = frozenset({"policy", "mix", "declare_confidence", "declaring", "calibration"})
 
 
 def calibration_map(calibration: str | CalibrationMap | None, agent=None) -> CalibrationMap | None:
@@ -91,6 +103,67 @@ def _map_file(path: str) -> CalibrationMap:
     return CalibrationMap.load(path)
 
 
+DECLARING = ("expected_score", "threshold")
+_GROUP_LEADERS = 8  # the most probable hypotheses the judge compares pair by pair
+JUDGE_PLAYS = 40  # plays of a continuation in the published judge
+
+
+@dataclass(frozen=True)
+class JudgeGroups:
+    """What the published judge would say of declaring each leading hypothesis.
+
+    ``keys`` are the agent's most probable hypotheses, ``probabilities`` their posterior
+    probabilities; ``accepts[d, h]`` says whether declaring ``keys[d]`` is judged
+    correct when ``keys[h]`` is the secret rule (the same verdict on every face in
+    every continuation of the main line after this turn's card, as ``keys[h]`` judges
+    that card); ``card_right[h]`` is what ``keys[h]`` says of the turn's card (None
+    when there is no card to play: the ``after_verdict`` reading).
+    """
+
+    keys: list
+    probabilities: np.ndarray
+    accepts: np.ndarray
+    card_right: np.ndarray | None
+
+    def masses(self) -> np.ndarray:
+        """The probability that the judge accepts each leader, declared now."""
+        return self.accepts.astype(float) @ self.probabilities
+
+
+def accepted_on_continuations(verdicts: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``accepts[d, h]``: whether rule ``d`` gives rule ``h``'s verdicts on every face in
+    every state that lines ``h`` accepts lead to from ``start[h]``, for rules whose
+    verdict depends on the card and the last card alone.
+
+    ``verdicts[h, last, face]`` is rule ``h``'s verdict on ``face`` after ``last``;
+    ``start[h]`` the last card of the line ``h`` judges from. The states are the faces a
+    line can end in: from ``start[h]``, each face ``h`` accepts after one of them.
+
+    >>> faces = np.arange(52)
+    >>> same_suit = faces[:, None] // 13 == faces[None, :] // 13  # suit(card) == suit(last)
+    >>> clubs = np.broadcast_to(faces // 13 == 0, (52, 52))  # suit(card) == clubs
+    >>> red = np.broadcast_to((faces // 13 == 1) | (faces // 13 == 2), (52, 52))
+    >>> accepts = accepted_on_continuations(np.stack([same_suit, clubs, red]), np.zeros(3, int))
+    >>> accepts.astype(int).tolist()  # after a club, "same suit" and "clubs" judge alike
+    [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
+    """
+    k = len(verdicts)
+    reach = np.zeros((k, verdicts.shape[1]), dtype=bool)
+    reach[np.arange(k), start] = True
+    while True:
+        grown = reach | np.einsum("hl,hlf->hf", reach, verdicts, dtype=bool)
+        if (grown == reach).all():
+            break
+        reach = grown
+    # each row of 52 verdicts as one integer: rows differ iff their integers do
+    packed = np.packbits(verdicts, axis=-1, bitorder="little")
+    rows = np.zeros((*packed.shape[:2], 8), dtype=np.uint8)
+    rows[..., : packed.shape[2]] = packed
+    rows = rows.view(np.uint64)[..., 0]
+    differ = rows[:, None, :] != rows[None, :, :]
+    return ~(differ & reach[None, :, :]).any(axis=-1)
+
+
 def break_even(points: int) -> float:
     """The probability from which declaring pays when waiting teaches nothing: right, it
     scores ``points``; wrong, it costs `WRONG_PENALTY` (2).
@@ -102,19 +175,32 @@ def break_even(points: int) -> float:
 
 
 class SoloDeclaring(SoloDecisions):
-    """When a Bayesian agent declares in solo: the solo game's decisions over four
-    methods of the agent.
+    """When a Bayesian agent declares in solo, and what it states: the solo game's
+    decisions over a few methods of the agent.
 
-    ``_best()`` gives the most probable hypothesis (a key) and its probability, or
-    None; ``_refute(key)`` takes a hypothesis out of the posterior; ``_rule_text(key)``
-    writes it; ``_leaders(context, faces)`` gives the probabilities of the most
-    probable hypotheses and, for each, whether it says each face is right.
+    ``_top_keys(n)`` gives the ``n`` most probable hypotheses (keys) with their
+    probabilities, most probable first; ``_rule_text(key)`` writes one;
+    ``_refute(key)`` takes one out of the posterior. With ``declaring="threshold"``
+    (the former rule) ``_best()`` gives the most probable hypothesis and its
+    probability, and ``_leaders(context, faces)`` the probabilities of the most probable
+    hypotheses and, for each, whether it says each face is right.
+
+    ``declaring="expected_score"`` (the agents' default) decides with the published
+    judge in view: a declaration is correct when it gives the secret rule's verdicts in
+    every continuation of the main line, so every hypothesis that behaves like it there
+    counts for it (`JudgeGroups`; ``spades only`` is found when the rule is
+    ``suit(card) == suit(last)`` and a spade started the line). It declares the
+    hypothesis the judge most probably accepts when the expected score of declaring now
+    beats that of waiting a turn (`_value_of_waiting`), and after a wrong declaration
+    removes every hypothesis the judge would have accepted with it.
     """
 
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
-        self.declared_now_ = None  # the hypothesis declared after the previous turn
+        self.declared_now_: list = []  # the hypotheses a declaration of the last turn named
         self.best_trail_: list[float] = []  # the best probability after each turn
+        self.rules_: dict = {}  # key -> parsed Rule, for the judge's comparisons
+        self.alike_: dict = {}  # (secret, declared) -> the line after which they judged alike
         # fitted on the benchmark's rules, the map says nothing of the rules of a dealer
         benchmark = self._traits().rule_from == "benchmark"
         self.calibration_ = calibration_map(self.calibration, self) if benchmark else None
@@ -125,8 +211,8 @@ class SoloDeclaring(SoloDecisions):
         return getattr(getattr(self, "info_", None), "traits", GameTraits())
 
     def _stated(self, probability: float) -> float:
-        """The confidence stated for a posterior probability: calibrated, when the agent
-        has a `eleusis_lab.calibration.CalibrationMap`, so that it means what it says.
+        """The confidence stated for a probability: calibrated, when the agent has a
+        `eleusis_lab.calibration.CalibrationMap`, so that it means what it says.
 
         Only what is stated changes: when to declare is still decided on the
         posterior, so a calibrated agent plays and declares as the raw one does (and a
@@ -135,9 +221,153 @@ class SoloDeclaring(SoloDecisions):
         calibration = getattr(self, "calibration_", None)
         return probability if calibration is None else calibration(probability)
 
+    def _settle(self) -> None:
+        """The game goes on only after a wrong declaration: what it named is refuted."""
+        for key in getattr(self, "declared_now_", ()):
+            self._refute(key)
+        self.declared_now_ = []
+
+    def solo_move(self, obs: Observation) -> SoloMove:
+        """The card first, then the tentative rule and whether to declare it, weighed
+        knowing which card the declaration will be judged after (`SoloDecisions`)."""
+        self._settle()
+        card = self.choose_play(obs)
+        if getattr(self, "declaring", "expected_score") == "threshold":
+            return SoloMove(card, *self._threshold_statement(obs))
+        text, probability, declare = self._decide(obs, card)
+        stated = None if probability is None else self._stated(probability)
+        return SoloMove(card, text, stated, declare)
+
     def declare_rule(self, obs: Observation) -> str | None:
-        """Solo: declare the most probable rule from confidence 2/3 (see
-        `SoloDecisions.declare_rule`).
+        """Solo, asked once the turn's verdict is known (the ``after_verdict``
+        reading): the rule to declare now, or None (see the class docstring)."""
+        self._settle()
+        if getattr(self, "declaring", "expected_score") == "threshold":
+            return self._threshold_declaration(obs)
+        text, _, declare = self._decide(obs, None)
+        return text if declare else None
+
+    # -- the expected score -------------------------------------------------------------
+
+    def _decide(self, obs: Observation, card: Card | None) -> tuple[str | None, float | None, bool]:
+        """(tentative rule, the probability the judge accepts it, declare it now)."""
+        groups = self._judge_groups(obs, card)
+        if not groups.keys:
+            return None, None, False
+        masses = groups.masses()
+        best = int(np.argmax(masses))  # ties: the more probable hypothesis
+        accepted = float(masses[best])
+        points = self._points(obs, before_verdict=card is not None)
+        now = accepted * points - WRONG_PENALTY * (1 - accepted)
+        declare = now > 0 and now >= self._value_of_waiting(groups, points)
+        if declare:
+            self.declared_now_ = [groups.keys[h] for h in np.flatnonzero(groups.accepts[best])]
+        return self._rule_text(groups.keys[best]), accepted, declare
+
+    @staticmethod
+    def _points(obs: Observation, before_verdict: bool) -> int:
+        """What a correct declaration scores on this turn: found on turn k, 31 - k."""
+        played = len(obs.main_line) - 1 + sum(len(cards) for cards in obs.wrong_cards)
+        turn = played + 1 if before_verdict else played
+        return max(MAX_TURNS + 1 - turn, 1)
+
+    def _value_of_waiting(self, groups: JudgeGroups, points: int) -> float:
+        """The expected score of waiting a turn, then declaring if that pays.
+
+        This turn's card tells its verdict: each leader's probability is weighed by the
+        verdict it gives (the hypotheses outside the leaders split evenly), and next
+        turn the best-accepted declaration scores ``points - 1`` if right and costs 2 if
+        wrong, or is not made (0). Declaring now pays when it beats this: the
+        one-step look-ahead rule of optimal stopping.
+
+        >>> groups = JudgeGroups(["a", "b"], np.array([0.5, 0.5]), np.eye(2, dtype=bool),
+        ...                      np.array([True, False]))
+        >>> agent = SoloDeclaring()
+        >>> agent.noise = 0.0
+        >>> agent._value_of_waiting(groups, 20)  # the card tells them apart: sure next turn
+        19.0
+        """
+        if groups.card_right is None or points <= 1:
+            return 0.0
+        p = groups.probabilities
+        rest = max(1.0 - float(p.sum()), 0.0)
+        noise = getattr(self, "noise", 0.0)
+        value = 0.0
+        for right in (True, False):
+            joint = p * np.where(groups.card_right == right, 1 - noise, noise)
+            p_verdict = float(joint.sum()) + rest / 2
+            if p_verdict <= 0:
+                continue
+            accepted = float((groups.accepts @ joint).max()) / p_verdict
+            value += p_verdict * max(accepted * (points - 1) - WRONG_PENALTY * (1 - accepted), 0.0)
+        return value
+
+    def _judge_groups(self, obs: Observation, card: Card | None) -> JudgeGroups:
+        """The leaders and what the judge would say of declaring each: compared pair by
+        pair over the continuations of the line (`eleusis_lab.rules.analysis.equivalent`)
+        for the ``_GROUP_LEADERS`` most probable hypotheses, when together they could
+        make a declaration pay."""
+        leaders = self._top_keys(_GROUP_LEADERS)
+        keys = [key for key, _ in leaders]
+        probabilities = np.array([p for _, p in leaders], dtype=float)
+        context = Context(obs.main_line, obs.last_play_right)
+        rules = [self._parsed(key) for key in keys]
+        card_right = None
+        afters = [context] * len(keys)
+        if card is not None:
+            card_right = np.array([rule.accepts(card, context) for rule in rules], dtype=bool)
+            right = Context((*obs.main_line, card), True)
+            wrong = Context(obs.main_line, False)
+            afters = [right if said else wrong for said in card_right]
+        accepts = np.eye(len(keys), dtype=bool)
+        points = self._points(obs, before_verdict=card is not None)
+        if self._judged_on_continuations() and probabilities.sum() >= break_even(points):
+            for h, d in np.argwhere(~accepts):
+                accepts[d, h] = self._judged_alike(keys[h], keys[d], afters[h])
+        return JudgeGroups(keys, probabilities, accepts, card_right)
+
+    def _judged_on_continuations(self) -> bool:
+        """Whether declarations are judged as the published judge does (`GameTraits.judge`):
+        under the stricter reading only the same behaviour everywhere is the rule."""
+        return self._traits().judge == "continuations"
+
+    def _parsed(self, key) -> Rule:
+        if key not in self.rules_:
+            self.rules_[key] = parse(self._rule_text(key))
+        return self.rules_[key]
+
+    def _judged_alike(self, secret, declared, after: Context) -> bool:
+        """Whether declaring ``declared`` is correct after ``after`` if ``secret`` is the
+        rule. Once alike after a line, two rules stay alike after every line the secret
+        one accepts that extends it, so that is remembered."""
+        line = self.alike_.get((secret, declared))
+        if line is not None and after.last_play_right and after.main_line[: len(line)] == line:
+            return True
+        try:
+            alike = bool(
+                equivalent(
+                    self._parsed(secret), self._parsed(declared), after=after, plays=JUDGE_PLAYS
+                )
+            )
+        except TooManyContexts:
+            return False
+        if alike and after.last_play_right:
+            self.alike_[(secret, declared)] = after.main_line
+        return alike
+
+    # -- the former rule: a threshold on the best hypothesis ------------------------------
+
+    def _threshold_statement(self, obs: Observation) -> tuple[str | None, float | None, bool]:
+        declared = self._threshold_declaration(obs)
+        proposal = self.propose_rule()
+        rule, confidence = proposal if proposal is not None else (None, None)
+        if declared is not None and declared != rule:
+            rule, confidence = declared, None
+        return rule, confidence, declared is not None
+
+    def _threshold_declaration(self, obs: Observation) -> str | None:
+        """``declaring="threshold"``: declare the most probable rule from confidence 2/3
+        (`SoloDecisions.declare_rule`).
 
         The game goes on only after a wrong declaration, so the hypothesis declared on
         the turn before is refuted: it leaves the posterior, and the next one can rise.
@@ -158,9 +388,6 @@ class SoloDeclaring(SoloDecisions):
           reach 2/3 (`_twins`; after a red starter, ``color(card) != color(last)`` and
           ``if length mod 2 == 1 then black(card) else red(card)``), from 0.2.
         """
-        if self.declared_now_ is not None:
-            self._refute(self.declared_now_)
-        self.declared_now_ = None
         best = self._best()
         if best is None:
             return None
@@ -176,7 +403,7 @@ class SoloDeclaring(SoloDecisions):
             or (best[1] >= _TWINS_CONFIDENCE and self._twins(obs) >= self.declare_confidence)
         ):
             return None
-        self.declared_now_ = best[0]
+        self.declared_now_ = [best[0]]
         return self._rule_text(best[0])
 
     def _twins(self, obs: Observation) -> float:

@@ -61,9 +61,10 @@ if TYPE_CHECKING:
     from eleusis_lab.rules import Rule
 
 
-#: The values of `GameTraits.rule_from` and of `GameTraits.scored_on`.
+#: The values of `GameTraits.rule_from`, `GameTraits.scored_on` and `GameTraits.judge`.
 RULE_FROM = ("dealer", "benchmark")
 SCORED_ON = ("plays", "predictions", "finding")
+JUDGED_ON = (None, "continuations", "reachable")
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,11 @@ class GameTraits:
         What the player is scored on. ``"plays"``: its cards, every wrong one costs;
         ``"predictions"``: its predictions of the verdicts (it plays no card);
         ``"finding"``: finding the rule fast (a wrong card costs nothing, and teaches).
+    judge : {None, "continuations", "reachable"}
+        How a declared rule is judged, in a game where it ends the game (solo,
+        RULES.md section 6): ``"continuations"``, the same verdicts as the secret rule
+        in every continuation of the main line (the published judge);
+        ``"reachable"``, in every state a game can reach. None elsewhere.
 
     Examples
     --------
@@ -98,9 +104,14 @@ class GameTraits:
 
     rule_from: str = "dealer"
     scored_on: str = "plays"
+    judge: str | None = None
 
     def __post_init__(self) -> None:
-        for name, values in (("rule_from", RULE_FROM), ("scored_on", SCORED_ON)):
+        for name, values in (
+            ("rule_from", RULE_FROM),
+            ("scored_on", SCORED_ON),
+            ("judge", JUDGED_ON),
+        ):
             value = getattr(self, name)
             if value not in values:
                 known = ", ".join(map(repr, values))

@@ -261,6 +261,7 @@ def test_parameters_follow_the_estimator_contract():
         "unacceptable": 1e-3,
         "acceptability": "auto",
         "one_card": "auto",
+        "declaring": "expected_score",
         "declare_confidence": 2 / 3,
         "calibration": "default",
     }
@@ -281,6 +282,7 @@ def test_parameters_follow_the_estimator_contract():
         {"one_card": "solo"},
         {"declare_confidence": 0},
         {"declare_confidence": 1.5},
+        {"declaring": "eagerly"},
         {"grammar": "colors"},
     ):
         with pytest.raises(ValueError):

@@ -206,6 +206,7 @@ def test_templates_a_space_cannot_hold_are_left_out():
         {"policy": "mix"},
         {"switches": ("length",)},
         {"declare_confidence": 0},
+        {"declaring": "eagerly"},
     ],
 )
 def test_bad_parameters_are_refused(params):

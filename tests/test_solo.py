@@ -441,7 +441,7 @@ def test_bayes_agent_learns_from_a_wrong_declaration():
 
     # the hand-set grammar alone and the dealer's test: the one-card language, and rules such as
     # red(card) and red(last) (no card right after a black one), are more rivals
-    agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
+    agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4, declaring="threshold")
     starter = parse_cards("2H")[0]
     info = GameInfo("solo", 0, 1, (), starter, traits=GAMES["solo"].traits)
     agent.start_game(info, np.random.default_rng(0))
@@ -467,7 +467,7 @@ def test_bayes_agent_knows_twins_no_play_can_tell_apart():
     from eleusis_agents.bayes import BayesAgent
     from eleusis_lab.agent import Event, GameInfo, Observation
 
-    agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4)
+    agent = BayesAgent(**DEALER_GRAMMAR, noise=1e-4, declaring="threshold")
     starter = parse_cards("2H")[0]
     info = GameInfo("solo", 0, 1, (), starter, traits=GAMES["solo"].traits)
     agent.start_game(info, np.random.default_rng(0))
@@ -490,6 +490,7 @@ class _Fixed:
     can tell them apart (what `SoloDeclaring` asks of an agent, and nothing more)."""
 
     declare_confidence = 2 / 3
+    declaring = "threshold"
 
     def __init__(self, probabilities):
         self.probabilities = dict(enumerate(probabilities))

@@ -120,7 +120,12 @@ def test_a_lower_declare_confidence_declares_from_it():
     from eleusis_agents.bayes import BayesAgent
 
     rule = "suit(card) == suit(last)"
-    small = {"grammar": "colours_suits", "max_hypotheses": 2000, "productions": "hand-set"}
+    small = {
+        "grammar": "colours_suits",
+        "max_hypotheses": 2000,
+        "productions": "hand-set",
+        "declaring": "threshold",
+    }
     record, table = solo_beliefs(rule, BayesAgent(**small), seed=1)
     assert table["probability"][5] == pytest.approx(0.60, abs=0.005)
     assert record.found_turn == 8

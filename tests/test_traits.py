@@ -38,7 +38,7 @@ TRAITS = {
     "four-to-eight": ("dealer", "plays"),
     "delphi": ("dealer", "predictions"),
     "new-eleusis": ("dealer", "plays"),
-    "solo": ("benchmark", "finding"),
+    "solo": ("benchmark", "finding", "continuations"),
 }
 
 
@@ -53,8 +53,15 @@ def test_every_engine_tells_its_agents_the_traits_the_game_declares(name):
     assert all(agent.info_.traits == expected and agent.info_.game == name for agent in agents)
 
 
+def test_solo_tells_its_agents_how_declarations_are_judged():
+    game = GAMES["solo"]
+    spy = Spy()
+    game.play("red(card)", [spy], 0, game.make_config({"judge": "reachable", "max_turns": 5}))
+    assert spy.info_.traits.judge == "reachable"
+
+
 def test_traits_have_known_values():
-    assert GameTraits() == GameTraits("dealer", "plays")
+    assert GameTraits() == GameTraits("dealer", "plays", None)
     with pytest.raises(ValueError, match="GameTraits.rule_from is 'oracle'; it is one of"):
         GameTraits(rule_from="oracle")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,7 @@ from eleusis_lab.rules import Context, Rule, parse
 
 HAND_SIZE = 12
 #: What the solo game tells its player of itself: any rule, found fast is all that counts.
-TRAITS = GameTraits(rule_from="benchmark", scored_on="finding")
+TRAITS = GameTraits(rule_from="benchmark", scored_on="finding", judge=JUDGES[0])
 
 
 DECK = tuple(two_decks())
@@ -326,7 +326,8 @@ else "red(card)"
         with limit:  # armed for the game
             main.append(starter)
             told = rule if sees_rule(agent) else None
-            info = GameInfo(GAME, 0, 1, deal, starter, told, TRAITS)
+            traits = replace(TRAITS, judge=config.judge)
+            info = GameInfo(GAME, 0, 1, deal, starter, told, traits)
             try:
                 limit.call(agent.start_game, info, agent_rng)
             except Exception as error:

@@ -227,23 +227,39 @@ class CalibrationMap:
 
 
 def fit_calibration(confidence: ArrayLike, correct: ArrayLike) -> CalibrationMap:
-    """Fit the map from stated confidence to the fraction correct: isotonic regression
-    (scikit-learn's), so a higher confidence never maps lower.
+    """Fit the map from stated confidence to the fraction correct, keeping its resolution.
+
+    Isotonic regression (scikit-learn's) pools the confidences into blocks of equal
+    fraction correct, so a higher confidence never maps lower; used as it is, it maps a
+    whole block, a range of confidences, to one value. Here each block's value is put at
+    the block's mean confidence and the map is linear between those knots (centred
+    isotonic regression, Oron and Flournoy 2017), from 0 at 0 to 1 at 1 beyond them:
+    strictly increasing wherever the data do not force it flat, so two different beliefs
+    are stated differently.
 
     >>> calibrate = fit_calibration([0.9, 0.9, 0.9, 0.9, 0.3, 0.3], [1, 1, 0, 0, 0, 1])
-    >>> calibrate(0.9), calibrate(0.3)
-    (0.5, 0.5)
+    >>> [round(v, 6) for v in calibrate.x], calibrate.y  # one block, half right, at 0.7
+    ([0.0, 0.7, 1.0], (0.0, 0.5, 1.0))
     >>> round(fit_calibration([0.2, 0.8], [0, 1])(0.5), 6)
     0.5
+    >>> calibrate = fit_calibration([0.4, 0.5, 0.6, 0.7], [0, 1, 0, 1])
+    >>> bool(calibrate(0.45) < calibrate(0.65))  # no range pooled to one value
+    True
     """
     from sklearn.isotonic import IsotonicRegression
 
     stated, verdicts = _check(confidence, correct, 1)
     if not len(stated):
         raise ValueError("no confidences to fit a calibration map to")
-    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(stated, verdicts)
-    knots = (
-        tuple(float(v) for v in fitted.X_thresholds_),
-        tuple(float(v) for v in fitted.y_thresholds_),
-    )
-    return CalibrationMap(*knots)
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    values = fitted.fit_transform(stated, verdicts)
+    order = np.argsort(stated, kind="stable")
+    stated, values = stated[order], values[order]
+    starts = np.flatnonzero(np.r_[True, np.diff(values) != 0])
+    centres = np.add.reduceat(stated, starts) / np.diff(np.r_[starts, len(stated)])
+    x, y = centres.tolist(), values[starts].tolist()
+    if x[0] > 0 and y[0] > 0:
+        x, y = [0.0, *x], [0.0, *y]
+    if x[-1] < 1 and y[-1] < 1:
+        x, y = [*x, 1.0], [*y, 1.0]
+    return CalibrationMap(tuple(x), tuple(y))

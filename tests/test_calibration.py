@@ -8,7 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eleusis_lab.calibration import COLUMNS, expected_calibration_error, reliability_table
+from eleusis_lab.calibration import (
+    COLUMNS,
+    expected_calibration_error,
+    fit_calibration,
+    reliability_table,
+)
 
 
 def test_the_worked_example():
@@ -164,3 +169,14 @@ def test_a_map_goes_to_json_and_back_and_bad_files_are_named(tmp_path):
         CalibrationMap.load(tmp_path / "bad.json")
     with pytest.raises(ValueError, match="none.json"):
         CalibrationMap.load(tmp_path / "none.json")
+
+
+def test_a_fitted_map_keeps_the_resolution_of_what_it_maps():
+    """Isotonic blocks are not flat steps: distinct confidences stay distinct."""
+    rng = np.random.default_rng(3)
+    stated = rng.random(2000)
+    correct = rng.random(2000) < stated
+    calibrate = fit_calibration(stated, correct)
+    grid = np.linspace(0.02, 0.98, 200)
+    assert (np.diff(calibrate(grid)) > 0).all()
+    assert np.abs(calibrate(grid) - grid).max() < 0.12

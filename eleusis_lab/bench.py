@@ -33,8 +33,12 @@ __all__ = [
     "bench_solo",
     "declaration_ece",
     "fault_warnings",
+    "format_published_by_rule",
+    "format_published_comparison",
     "format_solo_table",
     "main",
+    "published_by_rule",
+    "published_comparison",
     "rule_families",
     "solo_declarations",
     "solo_games",
@@ -631,3 +635,162 @@ def format_solo_table(table, rules: int, seeds: int) -> str:
     )
     shown = table.rename(columns=_SOLO_HEADINGS)
     return head + "\n" + shown.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")
+
+
+# -- beside published figures -----------------------------------------------------------
+
+
+def _published_games(games, entries):
+    """The rows of ``games`` played on the entries that carry published figures."""
+    names = {entry.name for entry in entries if entry.published}
+    return games[games["rule"].isin(names)]
+
+
+def published_comparison(games, models, entries=None):
+    """The agents of a `solo_games` table beside published players: one row each.
+
+    Parameters
+    ----------
+    games : pandas.DataFrame
+        A table of `solo_games`.
+    models : sequence of PublishedModel
+        The published players (`eleusis_lab.rules.rule_file.published_models`).
+    entries : sequence of RuleEntry, optional
+        The rules played; only the games on those that carry published figures
+        (`RuleEntry.published`) count. Every game counts when omitted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``name`` (the agent, or the model), with the columns ``kind``
+        (``"agent"`` for an agent of this run, ``"published"`` for a model),
+        ``floored`` (the mean floored score), ``success`` (the published success rate:
+        found with a score of at least 2) and ``s_per_turn`` (an agent's time in its
+        game calls over its turns; a model's published wall seconds per turn). A figure
+        a model has not published is NaN. Sorted by ``floored``, highest first, NaN last.
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules.rule_file import PublishedModel
+    >>> games = solo_games(["oracle", "random"], rules=["red_only"], seeds=[0])
+    >>> models = [PublishedModel("LLM", floored=15.0, success=0.75, seconds_per_turn=60.0)]
+    >>> table = published_comparison(games, models)
+    >>> table.index.tolist(), table["kind"].tolist()
+    (['oracle', 'LLM', 'random'], ['agent', 'published', 'agent'])
+    >>> table["floored"].tolist(), table["success"].tolist()
+    ([30.0, 15.0, 0.0], [1.0, 0.75, 0.0])
+    """
+    import pandas as pd
+
+    if entries is not None:
+        games = _published_games(games, entries)
+    rows = [
+        {
+            "name": agent,
+            "kind": "agent",
+            "floored": float(group["floored_score"].mean()),
+            "success": float(group["success"].mean()),
+            "s_per_turn": float(group["seconds"].sum() / max(group["decisions"].sum(), 1)),
+        }
+        for agent, group in games.groupby("agent", sort=False)
+    ]
+    rows += [
+        {
+            "name": model.name,
+            "kind": "published",
+            "floored": math.nan if model.floored is None else model.floored,
+            "success": math.nan if model.success is None else model.success,
+            "s_per_turn": math.nan if model.seconds_per_turn is None else model.seconds_per_turn,
+        }
+        for model in models
+    ]
+    table = pd.DataFrame(rows, columns=["name", "kind", "floored", "success", "s_per_turn"])
+    table = table.sort_values("floored", ascending=False, kind="stable", na_position="last")
+    return table.set_index("name")
+
+
+def published_by_rule(games, entries):
+    """Per rule, the published players' figures beside each agent's in `solo_games`.
+
+    Parameters
+    ----------
+    games : pandas.DataFrame
+        A table of `solo_games`.
+    entries : sequence of RuleEntry
+        The rules; those with published figures (`RuleEntry.published`) that were
+        played make the rows, in their order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``rule``, with a last row ``mean`` (over the rules above). The
+        columns are pairs: ``("published", "floored")`` and ``("published",
+        "success")``, the rule's published figures (the published players' mean floored
+        score and success rate; NaN when not published), then ``(agent, "floored")``
+        and ``(agent, "success")`` for each agent, over its seeds.
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules.rule_file import RuleEntry
+    >>> reds = RuleEntry("reds", "red(card)", published={"floored": 25.4, "success": 1.0})
+    >>> games = solo_games(["oracle", "random"], rules=[reds], seeds=[0])
+    >>> published_by_rule(games, [reds]).loc["reds"].tolist()
+    [25.4, 1.0, 30.0, 1.0, 0.0, 0.0]
+    """
+    import pandas as pd
+
+    played = _published_games(games, entries)
+    names = [e.name for e in entries if e.published and e.name in set(played["rule"])]
+    published = {e.name: e.published for e in entries}
+    columns = {
+        ("published", "floored"): [published[n].get("floored", math.nan) for n in names],
+        ("published", "success"): [published[n].get("success", math.nan) for n in names],
+    }
+    for agent, group in played.groupby("agent", sort=False):
+        by_rule = group.groupby("rule")
+        columns[(agent, "floored")] = by_rule["floored_score"].mean().reindex(names).tolist()
+        columns[(agent, "success")] = by_rule["success"].mean().reindex(names).tolist()
+    table = pd.DataFrame(columns, index=pd.Index(names, name="rule"), dtype=float)
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    table.loc["mean"] = table.mean()
+    return table
+
+
+def format_published_comparison(table, rules: int, seeds: int) -> str:
+    r"""The table of `published_comparison` for a terminal, agents marked ``agent``.
+
+    >>> from eleusis_lab.rules.rule_file import PublishedModel
+    >>> games = solo_games(["oracle"], rules=["red_only"], seeds=[0])
+    >>> table = published_comparison(games, [PublishedModel("LLM", floored=15.0)])
+    >>> print(format_published_comparison(table, 1, 1).split("\n", 1)[1])
+    ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+                 kind  floored  success  s_per_turn
+    name
+    oracle      agent       30        1      ...
+    LLM     published       15        -           -
+    """
+    head = (
+        f"beside the published models: the agents over {plural(rules, 'rule')} with published"
+        f" figures x {plural(seeds, 'seed')}, the models as published; floored: mean floored"
+        " score; success: found, score >= 2; s_per_turn: seconds per turn"
+    )
+    # four digits: the published scores are given to the hundredth (16.97, not 17)
+    return head + "\n" + table.to_string(float_format=lambda x: f"{x:.4g}", na_rep="-")
+
+
+def format_published_by_rule(table) -> str:
+    r"""The table of `published_by_rule` for a terminal.
+
+    >>> from eleusis_lab.rules.rule_file import RuleEntry
+    >>> reds = RuleEntry("reds", "red(card)", published={"floored": 25.4, "success": 1.0})
+    >>> games = solo_games(["oracle"], rules=[reds], seeds=[0])
+    >>> print(format_published_by_rule(published_by_rule(games, [reds])).split("\n", 1)[1])
+    ... # doctest: +NORMALIZE_WHITESPACE
+          published          oracle
+            floored success floored success
+    rule
+    reds       25.4       1      30       1
+    mean       25.4       1      30       1
+    """
+    head = "per rule: the published models' mean floored score and success rate beside each agent's"
+    return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")

@@ -156,7 +156,8 @@ def _fold_options(command: argparse.ArgumentParser, agent_help: str) -> None:
         "--rules-file",
         default="people",
         metavar="PATH",
-        help="a rule file ('people': the packaged rules people write)",
+        help="a rule file ('people': the packaged rules people write; not the published"
+        " benchmark, a test set nothing is fitted on)",
     )
     command.add_argument("--seeds", type=_COUNT, default=2, metavar="N", help="seeds per rule")
     command.add_argument(
@@ -450,7 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--rules-file",
         metavar="PATH",
         help="the rules of a file in the corpus format ([[rule]] name, text, family);"
-        " 'people' for the packaged rules people write",
+        " 'people' for the packaged rules people write, 'published' for the packaged Eleusis"
+        " LLM benchmark (a test set); with published figures, also tables beside the"
+        " published models",
     )
     solo.add_argument("--families", action="store_true", help="also a table per rule family")
     solo.add_argument(
@@ -786,8 +789,8 @@ def _bench_solo(args) -> int:
     names = split_specs(args.agents)
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else []
-    if args.rules_file:
-        rules += _rule_file(args.rules_file)
+    entries = _rule_file(args.rules_file) if args.rules_file else []
+    rules += entries
     config = SoloConfig(timing=args.timing, judge=args.judge)
     games = solo_games(
         names, rules or None, range(args.seeds), progress=True, config=config, beliefs=args.beliefs
@@ -797,6 +800,8 @@ def _bench_solo(args) -> int:
     if args.families:
         by_family = summarize_solo(games, ["agent", "family"])
         print(format_solo_table(by_family, n_rules, args.seeds).split("\n", 1)[1])
+    if any(entry.published for entry in entries):
+        _print_published(games, entries, args.rules_file, args.seeds)
     for line in fault_warnings(games):
         print(f"warning: {line}", file=sys.stderr)
     if args.calibration:
@@ -808,6 +813,24 @@ def _bench_solo(args) -> int:
     return 0
 
 
+def _print_published(games, entries, source: str, seeds: int) -> None:
+    """The agents beside the published models, overall and per rule (after a blank line)."""
+    from eleusis_lab.bench import (
+        format_published_by_rule,
+        format_published_comparison,
+        published_by_rule,
+        published_comparison,
+    )
+    from eleusis_lab.rules.rule_file import published_models
+
+    models = published_models(None if source == "published" else source)
+    n_rules = sum(1 for entry in entries if entry.published)
+    print()
+    print(format_published_comparison(published_comparison(games, models, entries), n_rules, seeds))
+    print()
+    print(format_published_by_rule(published_by_rule(games, entries)))
+
+
 def _bench_calibrate(args) -> int:
     import pandas as pd
 
@@ -815,7 +838,7 @@ def _bench_calibrate(args) -> int:
     from eleusis_lab.heldout import calibrate_solo
 
     parse_agent_list(args.agent)
-    rules = _rule_file(args.rules_file)
+    rules = _rule_file(args.rules_file, fitting=True)
     result = calibrate_solo(args.agent, rules, range(args.seeds), args.folds, progress=True)
     games = pd.concat([result.raw, result.heldout], ignore_index=True)
     print(format_solo_table(summarize_solo(games), len(rules), args.seeds))
@@ -842,7 +865,7 @@ def _bench_prior(args) -> int:
     from eleusis_lab.heldout import heldout_prior
 
     parse_agent_list(args.agent)
-    rules = _rule_file(args.rules_file)
+    rules = _rule_file(args.rules_file, fitting=True)
     result = heldout_prior(
         args.agent, rules, range(args.seeds), args.folds, args.split, progress=True
     )
@@ -875,11 +898,23 @@ def _write_heldout_calibration(games, rules, args) -> None:
     print(f"calibration map written to {args.write_calibration}")
 
 
-def _rule_file(source: str):
-    """The entries of a rule file; ``people`` is the packaged corpus of rules people write."""
-    from eleusis_lab.rules.rule_file import load_rule_file, people_rules
+def _rule_file(source: str, fitting: bool = False):
+    """The entries of a rule file; ``people`` is the packaged corpus of rules people write,
+    ``published`` the packaged Eleusis LLM benchmark.
 
-    return people_rules() if source == "people" else load_rule_file(source)
+    A rule file with published figures is a test set: with ``fitting`` (a command that
+    fits something on the rules), it is refused.
+    """
+    from eleusis_lab.rules.rule_file import load_rule_file, people_rules, published_rules
+
+    packaged = {"people": people_rules, "published": published_rules}
+    entries = packaged[source]() if source in packaged else load_rule_file(source)
+    if fitting and any(entry.published for entry in entries):
+        raise ConfigError(
+            f"{source}: its rules carry published figures, a test set: nothing is fitted on"
+            " it (play it with bench solo once a design is final)"
+        )
+    return entries
 
 
 def _draw_calibration(declarations, path: str) -> None:

@@ -1,4 +1,8 @@
-"""Benchmarks: watching an agent never tells it the rule."""
+"""Benchmarks: watching an agent never tells it the rule; agents beside published figures."""
+
+import re
+
+import numpy as np
 
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.bench import bench_agents
@@ -40,3 +44,65 @@ def test_faults_are_counted_and_the_first_is_shown(capsys):
     err = capsys.readouterr().err
     assert "warning: test_bench:Clumsy:" in err and "RuntimeError: clumsy" in err
     assert "warning: random" not in err
+
+
+# -- beside the published figures (oracle and random only: the benchmark is a test set)
+
+
+def _published_games():
+    from eleusis_lab.bench import solo_games
+    from eleusis_lab.rules.rule_file import RuleEntry
+
+    entries = [
+        RuleEntry("reds", "red(card)", published={"floored": 25.0, "success": 1.0}),
+        RuleEntry("spades", "suit(card) == spades", published={"floored": 5.0}),
+        RuleEntry("plain", "black(card)"),  # no published figure: left out
+    ]
+    return solo_games(["oracle", "random"], rules=entries, seeds=[0, 1]), entries
+
+
+def test_the_agents_beside_the_published_models_sorted_by_floored_score():
+    from eleusis_lab.bench import format_published_comparison, published_comparison
+    from eleusis_lab.rules.rule_file import PublishedModel
+
+    games, entries = _published_games()
+    models = [
+        PublishedModel("Bot A", floored=12.0, success=0.5, seconds_per_turn=40.0),
+        PublishedModel("Bot B", success=0.9),
+        PublishedModel("Bot C", floored=16.97),
+    ]
+    table = published_comparison(games, models, entries)
+    assert table.index.tolist() == ["oracle", "Bot C", "Bot A", "random", "Bot B"]
+    assert table["kind"].tolist() == ["agent", "published", "published", "agent", "published"]
+    assert table.loc["oracle", ["floored", "success"]].tolist() == [30.0, 1.0]
+    assert table.loc["Bot A", "s_per_turn"] == 40.0
+    seconds = games[games["rule"] != "plain"].query("agent == 'random'")
+    assert table.loc["random", "s_per_turn"] == seconds["seconds"].sum() / seconds["turns"].sum()
+    text = format_published_comparison(table, 2, 2)
+    assert "the agents over 2 rules with published figures x 2 seeds" in text
+    assert re.search(r"^oracle\s+agent\s+30\s+1\s", text, re.MULTILINE)
+    # four digits: a published score to the hundredth stays so; a missing figure is "-"
+    assert re.search(r"^Bot C\s+published\s+16\.97\s+-\s+-$", text, re.MULTILINE)
+
+
+def test_the_per_rule_table_beside_the_published_figures():
+    from eleusis_lab.bench import format_published_by_rule, published_by_rule
+
+    games, entries = _published_games()
+    table = published_by_rule(games, entries)
+    assert table.index.tolist() == ["reds", "spades", "mean"]
+    assert table.columns.tolist() == [
+        ("published", "floored"),
+        ("published", "success"),
+        ("oracle", "floored"),
+        ("oracle", "success"),
+        ("random", "floored"),
+        ("random", "success"),
+    ]
+    spades = table.loc["spades"]
+    assert spades[("published", "floored")] == 5.0 and np.isnan(spades[("published", "success")])
+    assert spades[("oracle", "floored")] == 30.0 and spades[("random", "success")] == 0.0
+    assert table.loc["mean", ("published", "floored")] == 15.0
+    assert table.loc["mean", ("oracle", "floored")] == 30.0
+    text = format_published_by_rule(table)
+    assert re.search(r"^spades\s+5\s+-\s+30\s+1\s+0\s+0$", text, re.MULTILINE)

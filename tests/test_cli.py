@@ -189,6 +189,50 @@ def test_bench_solo_reads_a_rule_file_and_draws_the_calibration(capsys, tmp_path
     assert code == 2 and "none.toml" in err and len(err.splitlines()) == 1
 
 
+def test_bench_solo_on_the_published_benchmark_sets_the_agents_beside_the_models(capsys):
+    # oracle and random only: the benchmark is a test set, no learner is run on it
+    argv = ["bench", "solo", "--agents", "oracle,random", "--seeds", "1"]
+    code, out, _ = run(capsys, *argv, "--rules-file", "published")
+    assert code == 0 and "26 rules x 1 seed;" in out
+    overall, by_rule = out.split("\n\n")[1:]
+    assert overall.startswith("beside the published models: the agents over 26 rules")
+    rows = overall.splitlines()[3:]
+    assert re.match(r"oracle\s+agent\s+30\s+1\s", rows[0])  # the best floored score
+    assert re.match(r"random\s+agent\s+0\s+0\s", rows[-2])
+    assert re.match(r"Claude Opus 4\.5\s+published\s+16\.97\s+0\.833\s+114\.2$", rows[2])
+    assert re.match(r"GPT-5\.2 Pro\s+published\s+-\s+0\.97\s+-$", rows[-1])  # no floored
+    assert "Gemini 3 Pro High" in overall and len(rows) == 2 + 15
+    assert by_rule.splitlines()[1].split() == ["published", "oracle", "random"]
+    assert re.search(r"^only_red_cards\s+25\.4\s+1\s+30\s+1\s+0\s+0$", by_rule, re.MULTILINE)
+    assert by_rule.splitlines()[-1].split()[0] == "mean" and len(by_rule.splitlines()) == 4 + 27
+
+
+def test_a_file_with_published_figures_gets_the_tables_and_no_fitting(capsys, tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        '[[rule]]\nname = "reds"\ntext = "red(card)"\npublished_floored = 20.5\n'
+        '[models]\n"Bot" = { floored = 11.0 }\n'
+    )
+    argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--rules", "red_only"]
+    code, out, _ = run(capsys, *argv, "--rules-file", str(rules))
+    assert code == 0 and "2 rules x 1 seed;" in out  # the catalog rule is played ...
+    assert "the agents over 1 rule with published figures" in out  # ... but not compared
+    assert re.search(r"^Bot\s+published\s+11\s+-\s+-$", out, re.MULTILINE)
+    assert re.search(r"^reds\s+20\.5\s+-\s+30\s+1$", out, re.MULTILINE)
+    assert "red_only" not in out.split("\n\n")[-1]
+    for command in ("calibrate", "prior"):
+        for source in ("published", str(rules)):
+            argv = ["bench", command, "--agent", "random", "--rules-file", source]
+            code, out, err = run(capsys, *argv)
+            assert code == 2 and not out and "a test set: nothing is fitted on it" in err
+
+
+def test_bench_solo_without_published_figures_prints_no_comparison(capsys):
+    argv = ["bench", "solo", "--agents", "random", "--seeds", "1", "--rules", "red_only"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "published models" not in out and "\n\n" not in out
+
+
 def test_bench_solo_takes_agents_with_parameters(capsys):
     agents = "oracle,bayes(grammar=colours_suits, max_hypotheses=500)"
     argv = ["bench", "solo", "--agents", agents, "--seeds", "1", "--rules", "red_only"]

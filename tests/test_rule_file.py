@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import re
+import tomllib
 import warnings
 from collections import Counter
 from importlib.resources import files
+from pathlib import Path
 
 import pytest
 
@@ -15,10 +18,15 @@ from eleusis_lab.rules import Rule, RuleSyntaxError, parse
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.rule_file import (
     PEOPLE_RULES_FILE,
+    PUBLISHED_FIELDS,
+    PUBLISHED_RULES_FILE,
+    PublishedModel,
     RuleEntry,
     family_folds,
     load_rule_file,
     people_rules,
+    published_models,
+    published_rules,
     rule_folds,
 )
 
@@ -90,6 +98,75 @@ def test_entries_are_immutable_and_the_list_is_fresh():
     assert len(people_rules()) == 85
 
 
+# -- the packaged Eleusis LLM benchmark
+
+
+def _published_toml() -> dict:
+    """The packaged benchmark as TOML alone reads it, apart from the loader."""
+    text = files("eleusis_lab.rules").joinpath(PUBLISHED_RULES_FILE).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def test_the_packaged_benchmark_loads_26_rules_with_their_published_figures():
+    rules, raw = published_rules(), _published_toml()["rule"]
+    assert len(rules) == len(raw) == 26
+    assert len({entry.name for entry in rules}) == 26
+    for entry, table in zip(rules, raw, strict=True):
+        assert entry.name == table["name"] and entry.rule.name == entry.name
+        assert entry.english and entry.difficulty and entry.family
+        assert dict(entry.published) == {
+            key.removeprefix("published_"): float(table[key]) for key in PUBLISHED_FIELDS
+        }
+    red = rules[0]
+    assert (red.name, red.published["floored"], red.published["success"]) == (
+        "only_red_cards",
+        25.41,
+        1.0,
+    )
+    assert red.published["nodes"] == 9.0 and isinstance(red.published["nodes"], float)
+
+
+def test_the_packaged_benchmark_s_models_are_the_file_s():
+    raw = _published_toml()["models"]
+    models = published_models()
+    assert [model.name for model in models] == list(raw)
+    assert len(models) == 15
+    for model in models:
+        assert model.floored == raw[model.name].get("floored")
+        assert model.success == raw[model.name].get("success")
+        assert model.seconds_per_turn == raw[model.name].get("seconds_per_turn")
+    by_name = {model.name: model for model in models}
+    assert by_name["Claude Opus 4.5"] == PublishedModel("Claude Opus 4.5", 16.97, 0.833, 114.2)
+    assert by_name["Gemini 3 Pro High"].floored == raw["Gemini 3 Pro High"]["floored"] == 17.3
+    assert by_name["GPT-5.2 Pro"] == PublishedModel("GPT-5.2 Pro", success=0.97)
+
+
+def test_the_packaged_benchmark_is_what_load_rule_file_reads_and_is_shipped():
+    path = files("eleusis_lab.rules") / PUBLISHED_RULES_FILE
+    assert load_rule_file(path) == published_rules()
+    assert published_models(path) == published_models()
+    root = Path(__file__).resolve().parents[1]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = pyproject["tool"]["setuptools"]["package-data"]["eleusis_lab"]
+    assert f"rules/{PUBLISHED_RULES_FILE}" in shipped
+
+
+def test_other_files_have_no_published_figures():
+    assert all(not entry.published for entry in people_rules())
+    assert published_models(files("eleusis_lab.rules") / PEOPLE_RULES_FILE) == []
+
+
+def test_published_figures_are_read_only_and_entries_pickle():
+    entry = published_rules()[5]
+    with pytest.raises(TypeError):
+        entry.published["floored"] = 30.0  # type: ignore[index]
+    copy = pickle.loads(pickle.dumps(entry))
+    assert copy == entry and hash(copy) == hash(entry)
+    assert copy.published["floored"] == entry.published["floored"]
+    assert RuleEntry("a", "red(card)") == RuleEntry("a", "red(card)", published={})
+    assert RuleEntry("a", "red(card)") != RuleEntry("a", "red(card)", published={"nodes": 9})
+
+
 # -- loading a file
 
 
@@ -141,6 +218,37 @@ GOOD = '[[rule]]\nname = "reds"\ntext = "red(card)"\n'
             '[[rule]]\nname = "number"\ntext = "rank(card)"\n',
             "rule 1 'number': the rule text does not parse: ",
         ),
+        # published figures: numbers in range, and only the five known
+        (
+            GOOD + 'published_floored = "high"\n',
+            "rule 1 'reds': published_floored must be a number, got 'high'",
+        ),
+        (
+            GOOD + "published_success = true\n",
+            "rule 1 'reds': published_success must be a number, got True",
+        ),
+        (
+            GOOD + "published_acceptance = 1.5\n",
+            "rule 1 'reds': published_acceptance must be from 0 to 1, got 1.5",
+        ),
+        (
+            GOOD + "published_nodes = nan\n",
+            "rule 1 'reds': published_nodes must be a finite number, got nan",
+        ),
+        (GOOD + "published_rank = 3\n", "rule 1 'reds': unknown key(s) published_rank"),
+        (GOOD + "models = 3\n", "rule 1 'reds': unknown key(s) models"),
+        (GOOD + "[models]\nbot = 17.0\n", "model 'bot': expected a table of floored"),
+        (GOOD + "[models]\nbot = {}\n", "model 'bot': no figures"),
+        (
+            GOOD + '[models]\nbot = { floored = "17" }\n',
+            "model 'bot': floored must be a number, got '17'",
+        ),
+        (
+            GOOD + "[models]\nbot = { floored = 31 }\n",
+            "model 'bot': floored must be from 0 to 30, got 31",
+        ),
+        (GOOD + "[models]\nbot = { rounds = 3 }\n", "model 'bot': unknown key(s) rounds"),
+        ("models = 3\n" + GOOD, "'models' must be a table ([models])"),
     ],
 )
 def test_errors_name_the_file_and_the_entry(tmp_path, text, message):
@@ -149,6 +257,33 @@ def test_errors_name_the_file_and_the_entry(tmp_path, text, message):
         load_rule_file(path)
     assert str(caught.value).startswith(f"{path}: ") or str(caught.value).startswith(f"{path}, ")
     assert message in str(caught.value)
+
+
+def test_a_bad_published_figure_is_refused_naming_the_field(tmp_path):
+    path = _write(tmp_path, GOOD + 'published_success = "0.9"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_rule_file(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}, rule 1 'reds': published_success")
+    assert "must be a number" in message and "\n" not in message
+    with pytest.raises(ConfigError, match="published_success"):
+        published_models(path)
+
+
+def test_a_small_file_with_published_figures_and_models(tmp_path):
+    path = _write(
+        tmp_path,
+        GOOD + "published_floored = 20\npublished_success = 0.5\n\n"
+        '[models]\n"Bot A" = { floored = 12.5, success = 0.6, seconds_per_turn = 3 }\n'
+        '"Bot B" = { success = 0.9 }\n',
+    )
+    (reds,) = load_rule_file(path)
+    assert dict(reds.published) == {"floored": 20.0, "success": 0.5}
+    assert published_models(path) == [
+        PublishedModel("Bot A", floored=12.5, success=0.6, seconds_per_turn=3.0),
+        PublishedModel("Bot B", success=0.9),
+    ]
+    assert published_models(_write(tmp_path, GOOD)) == []
 
 
 def test_a_parse_error_is_one_line_and_keeps_its_cause(tmp_path):

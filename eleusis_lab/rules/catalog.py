@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -146,6 +146,7 @@ def read_entries(
     origin: str,
     make_entry: Callable[[Any, str], _Entry],
     error: type[Exception] = CatalogError,
+    others: Collection[str] = (),
 ) -> list[_Entry]:
     """Read the ``[[rule]]`` tables of a TOML rule file into entries with unique names.
 
@@ -164,6 +165,10 @@ def read_entries(
         table's number from 1 and its name, if it has one.
     error : exception class
         What to raise for malformed TOML, a bad top level or a duplicate name.
+    others : collection of str
+        Top-level keys besides ``rule`` that the file may have; the caller reads them
+        (e.g. the ``[models]`` table of `eleusis_lab.rules.rule_file.published_models`).
+        Any other key is an error.
 
     Returns
     -------
@@ -193,7 +198,7 @@ def read_entries(
         data = tomllib.loads(toml_text)
     except tomllib.TOMLDecodeError as decode_error:
         raise error(f"{origin}: not valid TOML: {decode_error}") from decode_error
-    unknown = set(data) - {"rule"}
+    unknown = set(data) - {"rule", *others}
     if unknown:
         raise error(f"{origin}: unknown top-level key(s) {sorted(unknown)}; use [[rule]]")
     tables = data.get("rule", [])

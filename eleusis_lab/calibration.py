@@ -233,13 +233,14 @@ def fit_calibration(confidence: ArrayLike, correct: ArrayLike) -> CalibrationMap
     fraction correct, so a higher confidence never maps lower; used as it is, it maps a
     whole block, a range of confidences, to one value. Here each block's value is put at
     the block's mean confidence and the map is linear between those knots (centred
-    isotonic regression, Oron and Flournoy 2017), from 0 at 0 to 1 at 1 beyond them:
-    strictly increasing wherever the data do not force it flat, so two different beliefs
-    are stated differently.
+    isotonic regression, Oron and Flournoy 2017); the first and last blocks keep their
+    value out to the lowest and highest confidence seen, and beyond the data the map
+    runs to 0 at 0 and 1 at 1. It is strictly increasing wherever the data do not force
+    it flat, so two different beliefs are stated differently.
 
     >>> calibrate = fit_calibration([0.9, 0.9, 0.9, 0.9, 0.3, 0.3], [1, 1, 0, 0, 0, 1])
     >>> [round(v, 6) for v in calibrate.x], calibrate.y  # one block, half right, at 0.7
-    ([0.0, 0.7, 1.0], (0.0, 0.5, 1.0))
+    ([0.0, 0.3, 0.7, 0.9, 1.0], (0.0, 0.5, 0.5, 0.5, 1.0))
     >>> round(fit_calibration([0.2, 0.8], [0, 1])(0.5), 6)
     0.5
     >>> calibrate = fit_calibration([0.4, 0.5, 0.6, 0.7], [0, 1, 0, 1])
@@ -258,6 +259,12 @@ def fit_calibration(confidence: ArrayLike, correct: ArrayLike) -> CalibrationMap
     starts = np.flatnonzero(np.r_[True, np.diff(values) != 0])
     centres = np.add.reduceat(stated, starts) / np.diff(np.r_[starts, len(stated)])
     x, y = centres.tolist(), values[starts].tolist()
+    # the end blocks hold their value out to the data's edges, then run to (0, 0), (1, 1)
+    low, high = float(stated[0]), float(stated[-1])
+    if low < x[0]:
+        x, y = [low, *x], [y[0], *y]
+    if high > x[-1]:
+        x, y = [*x, high], [*y, y[-1]]
     if x[0] > 0 and y[0] > 0:
         x, y = [0.0, *x], [0.0, *y]
     if x[-1] < 1 and y[-1] < 1:

@@ -95,7 +95,7 @@ class GameTraits:
     Examples
     --------
     >>> GameTraits()
-    GameTraits(rule_from='dealer', scored_on='plays')
+    GameTraits(rule_from='dealer', scored_on='plays', judge=None)
     >>> GameTraits(scored_on="winning")
     Traceback (most recent call last):
     ...

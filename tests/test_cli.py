@@ -159,7 +159,10 @@ def test_play_solo_beliefs_prints_the_best_guess_of_every_turn(capsys):
     assert [int(row.split()[0]) for row in rows] == [1, 2, 3, 4, 5, 6, 7]  # as in solo_beliefs
     assert rows[-1].endswith("*suit(card) == spades")  # after a spade starter, the rule
     assert table.splitlines()[-1].strip() == "declared: suit(card) == spades (correct)"
-    assert "found on turn 7 with 0 wrong declarations" in layout
+    # turn 1's gamble: after a spade starter, the same colour, with every rule the judge
+    # would accept with it (black cards only, ...), was worth declaring
+    assert "declared: color(card) == color(last) (wrong)" in table
+    assert "found on turn 7 with 1 wrong declaration" in layout
 
 
 def test_bench_solo_prints_the_table(capsys, tmp_path):

@@ -546,6 +546,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         acceptability: str = "auto",
         one_card: float | str = "auto",
         declaring: str = "expected_score",
+        calibrated_decisions: bool = False,
         declare_confidence: float = 2 / 3,
         calibration: str | CalibrationMap | None = "default",
     ):
@@ -561,6 +562,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self.acceptability = acceptability
         self.one_card = one_card
         self.declaring = declaring
+        self.calibrated_decisions = calibrated_decisions
         self.declare_confidence = declare_confidence
         self.calibration = calibration
 

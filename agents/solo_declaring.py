@@ -258,11 +258,22 @@ class SoloDeclaring(SoloDecisions):
         best = int(np.argmax(masses))  # ties: the more probable hypothesis
         accepted = float(masses[best])
         points = self._points(obs, before_verdict=card is not None)
-        now = accepted * points - WRONG_PENALTY * (1 - accepted)
+        believed = self._believed(accepted)
+        now = believed * points - WRONG_PENALTY * (1 - believed)
         declare = now > 0 and now >= self._value_of_waiting(groups, points)
         if declare:
             self.declared_now_ = [groups.keys[h] for h in np.flatnonzero(groups.accepts[best])]
         return self._rule_text(groups.keys[best]), accepted, declare
+
+    def _believed(self, probability: float) -> float:
+        """The probability decisions weigh: the posterior's, or with
+        ``calibrated_decisions`` what the calibration map makes of it (the fraction of
+        such declarations the judge accepted, on rules the map was fitted to)."""
+        return (
+            self._stated(probability)
+            if getattr(self, "calibrated_decisions", False)
+            else probability
+        )
 
     @staticmethod
     def _points(obs: Observation, before_verdict: bool) -> int:
@@ -298,7 +309,7 @@ class SoloDeclaring(SoloDecisions):
             p_verdict = float(joint.sum()) + rest / 2
             if p_verdict <= 0:
                 continue
-            accepted = float((groups.accepts @ joint).max()) / p_verdict
+            accepted = self._believed(float((groups.accepts @ joint).max()) / p_verdict)
             value += p_verdict * max(accepted * (points - 1) - WRONG_PENALTY * (1 - accepted), 0.0)
         return value
 

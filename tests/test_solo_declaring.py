@@ -113,3 +113,16 @@ def test_the_context_agent_declares_what_its_judge_accepts(judge):
     assert record.success and record.declarations[-1].correct
     stated = [d.confidence for d in record.declarations]
     assert all(0 < c <= 1 for c in stated)
+
+
+def test_calibrated_decisions_weigh_what_the_map_says_the_judge_accepts():
+    from eleusis_lab.calibration import CalibrationMap
+
+    plain = play_solo("red(card)", BayesAgent(**SMALL), seed=2)
+    same = CalibrationMap((0.0, 1.0), (0.0, 1.0))
+    trusting = BayesAgent(**{**SMALL, "calibration": same}, calibrated_decisions=True)
+    assert play_solo("red(card)", trusting, seed=2).declarations == plain.declarations
+    never = CalibrationMap((0.0, 1.0), (0.0, 0.0))  # no declaration was ever right
+    doubting = BayesAgent(**{**SMALL, "calibration": never}, calibrated_decisions=True)
+    record = play_solo("red(card)", doubting, seed=2)
+    assert plain.declarations and not record.declarations and record.found_turn is None

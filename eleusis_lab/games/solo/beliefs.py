@@ -15,21 +15,23 @@ Example
 >>> print(format_beliefs(beliefs))
 turn  card  verdict  p     best guess (* = the secret rule)
    1  8D    wrong    0.42  black(card)
+                           declared: color(card) == color(last) (wrong)
    2  QC    wrong    0.33  red(last)
    3  5S    right    0.16  suit(card) in {hearts, spades}
-   4  10S   right    0.25  suit(card) in {hearts, spades}
-   5  JH    wrong    0.34 *suit(card) == spades
-   6  10C   wrong    0.49 *suit(card) == spades
-   7  7S    right    0.51 *suit(card) == spades
+   4  7S    right    0.21  suit(card) in {hearts, spades}
+   5  7C    wrong    0.33  suit(card) in {hearts, spades}
+   6  JH    wrong    0.47 *suit(card) == spades
+   7  10S   right    0.51 *suit(card) == spades
                            declared: suit(card) == spades (correct)
 >>> record.score
-24
+22
 
 After a spade starter, "only spades" and "the suit of the last card" agree on every
 card to come, so the published judge counts it found. A declaration is made with the
-turn's card, before its verdict: after turn 6 the two led together, and as no play
-could tell them apart, the agent declared the first with turn 7's card, at 0.49
-(`eleusis_agents.solo_declaring.SoloDeclaring`).
+turn's card, before its verdict, for every rule the judge would accept with it
+(`eleusis_agents.solo_declaring.SoloDeclaring`): on turn 1 the same colour, with black
+cards only and the rest of its group, was worth the 2 points it cost; on turn 7 only
+spades, with the suit of the last card, was.
 """
 
 from __future__ import annotations

@@ -19,7 +19,13 @@ import numpy as np
 from eleusis_lab.agent import GameInfo, GameTraits, Observation
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
-from eleusis_lab.games.solo import MAX_TURNS, WRONG_PENALTY, SoloDecisions, SoloMove
+from eleusis_lab.games.solo import (
+    MAX_TURNS,
+    WRONG_PENALTY,
+    SoloDecisions,
+    SoloMove,
+    solo_statement,
+)
 from eleusis_lab.rules import Context, Rule, parse
 from eleusis_lab.rules.analysis import equivalent
 from eleusis_lab.rules.reach import TooManyContexts
@@ -233,7 +239,7 @@ class SoloDeclaring(SoloDecisions):
         self._settle()
         card = self.choose_play(obs)
         if getattr(self, "declaring", "expected_score") == "threshold":
-            return SoloMove(card, *self._threshold_statement(obs))
+            return SoloMove(card, *solo_statement(self, obs))  # declare_rule, propose_rule
         text, probability, declare = self._decide(obs, card)
         stated = None if probability is None else self._stated(probability)
         return SoloMove(card, text, stated, declare)
@@ -367,14 +373,6 @@ class SoloDeclaring(SoloDecisions):
         return alike
 
     # -- the former rule: a threshold on the best hypothesis ------------------------------
-
-    def _threshold_statement(self, obs: Observation) -> tuple[str | None, float | None, bool]:
-        declared = self._threshold_declaration(obs)
-        proposal = self.propose_rule()
-        rule, confidence = proposal if proposal is not None else (None, None)
-        if declared is not None and declared != rule:
-            rule, confidence = declared, None
-        return rule, confidence, declared is not None
 
     def _threshold_declaration(self, obs: Observation) -> str | None:
         """``declaring="threshold"``: declare the most probable rule from confidence 2/3

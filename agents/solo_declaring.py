@@ -53,7 +53,9 @@ CALIBRATION_FILES = {
 
 #: Parameters that change how an agent plays or states, not its posterior: a map fitted
 #: on the default model holds whatever their values.
-_NOT_THE_MODEL = frozenset({"policy", "mix", "declare_confidence", "declaring", "calibration"})
+_NOT_THE_MODEL = frozenset(
+    {"policy", "mix", "declare_confidence", "declaring", "calibrated_decisions", "calibration"}
+)
 
 
 def calibration_map(calibration: str | CalibrationMap | None, agent=None) -> CalibrationMap | None:

@@ -126,3 +126,11 @@ def test_calibrated_decisions_weigh_what_the_map_says_the_judge_accepts():
     doubting = BayesAgent(**{**SMALL, "calibration": never}, calibrated_decisions=True)
     record = play_solo("red(card)", doubting, seed=2)
     assert plain.declarations and not record.declarations and record.found_turn is None
+
+
+def test_the_shipped_map_holds_for_calibrated_decisions():
+    """Deciding on the map changes when the agent declares, not its posterior: the map
+    fitted to the default model is still its map."""
+    from eleusis_agents.solo_declaring import calibration_map
+
+    assert calibration_map("default", BayesAgent(calibrated_decisions=True)) is not None

@@ -262,6 +262,7 @@ def test_parameters_follow_the_estimator_contract():
         "acceptability": "auto",
         "one_card": "auto",
         "declaring": "expected_score",
+        "calibrated_decisions": False,
         "declare_confidence": 2 / 3,
         "calibration": "default",
     }

@@ -507,6 +507,10 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         when declaring the hypothesis the published judge most probably accepts pays
         more than waiting a turn; ``"threshold"``: the former rule, from
         ``declare_confidence`` on the most probable hypothesis.
+    calibrated_decisions : bool
+        Solo: decide when to declare on what the calibration map makes of the
+        probability that the judge accepts (`SoloDeclaring`), not on that probability
+        itself (default False).
     declare_confidence : float
         Solo, ``declaring="threshold"``: the probability from which the best hypothesis
         is declared (see `SoloDeclaring`), in (0, 1].

@@ -303,6 +303,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         unlikely.
     declaring : {"expected_score", "threshold"}
         Solo: when to declare, as in `BayesAgent`.
+    calibrated_decisions : bool
+        Solo: decide on the calibrated probability, as in `BayesAgent`.
     declare_confidence : float
         Solo, ``declaring="threshold"``: the probability from which the best hypothesis
         is declared, as in `BayesAgent`.

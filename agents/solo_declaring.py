@@ -203,6 +203,11 @@ class SoloDeclaring(SoloDecisions):
     removes every hypothesis the judge would have accepted with it.
     """
 
+    #: When to declare (`DECLARING`) and whether on the calibrated probability: the
+    #: defaults of the agents' parameters of the same names.
+    declaring: str = "expected_score"
+    calibrated_decisions: bool = False
+
     def start_game(self, info: GameInfo, rng: np.random.Generator) -> None:
         super().start_game(info, rng)
         self.declared_now_: list = []  # the hypotheses a declaration of the last turn named
@@ -240,7 +245,7 @@ class SoloDeclaring(SoloDecisions):
         knowing which card the declaration will be judged after (`SoloDecisions`)."""
         self._settle()
         card = self.choose_play(obs)
-        if getattr(self, "declaring", "expected_score") == "threshold":
+        if self.declaring == "threshold":
             return SoloMove(card, *solo_statement(self, obs))  # declare_rule, propose_rule
         text, probability, declare = self._decide(obs, card)
         stated = None if probability is None else self._stated(probability)
@@ -250,7 +255,7 @@ class SoloDeclaring(SoloDecisions):
         """Solo, asked once the turn's verdict is known (the ``after_verdict``
         reading): the rule to declare now, or None (see the class docstring)."""
         self._settle()
-        if getattr(self, "declaring", "expected_score") == "threshold":
+        if self.declaring == "threshold":
             return self._threshold_declaration(obs)
         text, _, declare = self._decide(obs, None)
         return text if declare else None
@@ -277,11 +282,7 @@ class SoloDeclaring(SoloDecisions):
         """The probability decisions weigh: the posterior's, or with
         ``calibrated_decisions`` what the calibration map makes of it (the fraction of
         such declarations the judge accepted, on rules the map was fitted to)."""
-        return (
-            self._stated(probability)
-            if getattr(self, "calibrated_decisions", False)
-            else probability
-        )
+        return self._stated(probability) if self.calibrated_decisions else probability
 
     @staticmethod
     def _points(obs: Observation, before_verdict: bool) -> int:
@@ -402,8 +403,7 @@ class SoloDeclaring(SoloDecisions):
         best = self._best()
         if best is None:
             return None
-        turn = len(obs.main_line) - 1 + sum(len(cards) for cards in obs.wrong_cards)
-        points = max(MAX_TURNS + 1 - turn, 1)  # the score if the declaration is right
+        points = self._points(obs, before_verdict=False)  # the score if it is right
         self.best_trail_.append(best[1])
         recent = self.best_trail_[-_STALL_TURNS:]
         flat = len(recent) == _STALL_TURNS and max(recent) - min(recent) < _STALL_GAIN

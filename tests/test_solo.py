@@ -490,7 +490,6 @@ class _Fixed:
     can tell them apart (what `SoloDeclaring` asks of an agent, and nothing more)."""
 
     declare_confidence = 2 / 3
-    declaring = "threshold"
 
     def __init__(self, probabilities):
         self.probabilities = dict(enumerate(probabilities))
@@ -518,7 +517,7 @@ class _Fixed:
 def _fixed_agent(probabilities):
     from eleusis_agents.solo_declaring import SoloDeclaring
 
-    agent = type("Fixed", (SoloDeclaring, _Fixed), {})(probabilities)
+    agent = type("Fixed", (SoloDeclaring, _Fixed), {"declaring": "threshold"})(probabilities)
     agent.start_game(object(), None)  # one game
     return agent
 

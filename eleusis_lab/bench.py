@@ -35,10 +35,12 @@ __all__ = [
     "fault_warnings",
     "format_published_by_rule",
     "format_published_comparison",
+    "format_published_rank_correlations",
     "format_solo_table",
     "main",
     "published_by_rule",
     "published_comparison",
+    "published_rank_correlations",
     "rule_families",
     "solo_declarations",
     "solo_games",
@@ -754,6 +756,82 @@ def published_by_rule(games, entries):
     table.columns = pd.MultiIndex.from_tuples(table.columns)
     table.loc["mean"] = table.mean()
     return table
+
+
+def published_rank_correlations(games, entries):
+    """How well each agent's found turn, and each complexity measure, rank the rules as
+    the published players' success rates do: Spearman's rho over the rules played that
+    carry a published success rate.
+
+    Parameters
+    ----------
+    games : pandas.DataFrame
+        A table of `solo_games`.
+    entries : sequence of RuleEntry
+        The rules, with their published figures (`RuleEntry.published`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``predictor``: ``found turn: AGENT`` for each agent (the mean over its
+        seeds of the turn its declaration was judged correct, 31 where the rule was not
+        found: with ``bayes-context`` and seeds 0, 1, 2 this is the measure
+        ``solo_turns``, `eleusis_lab.rules.solo_learnability`), then each measure of
+        `eleusis_lab.rules.complexity` computed without play, then the published
+        figures of the rules' complexity (``published nodes`` ...). Columns ``rho``
+        (negative: higher values, lower success; NaN where either is constant) and
+        ``rules``.
+
+    Examples
+    --------
+    >>> from eleusis_lab.rules.rule_file import RuleEntry
+    >>> entries = [RuleEntry(f"r{i}", text, published={"success": success})
+    ...            for i, (text, success) in enumerate([("red(card)", 0.9),
+    ...            ("suit(card) == suit(last)", 0.5), ("rank(card) >= 2 and black(card)", 0.2)])]
+    >>> games = solo_games(["oracle"], rules=entries, seeds=[0])
+    >>> table = published_rank_correlations(games, entries)
+    >>> table.loc["nodes", ["rho", "rules"]].tolist()  # more nodes, less success
+    [-1.0, 3.0]
+    """
+    import pandas as pd
+
+    from eleusis_lab.games.solo.scoring import MAX_TURNS
+    from eleusis_lab.rules import parse
+    from eleusis_lab.rules.complexity import measures
+
+    played = _published_games(games, entries)
+    rated = [e for e in entries if "success" in e.published and e.name in set(played["rule"])]
+    names = [e.name for e in rated]
+    success = pd.Series([e.published["success"] for e in rated], index=names)
+    predictors = {}
+    for agent, group in played.groupby("agent", sort=False):
+        turns = group["found_turn"].where(group["found"], MAX_TURNS + 1)
+        predictors[f"found turn: {agent}"] = turns.groupby(group["rule"]).mean()
+    rules = {e.name: parse(e.text) for e in rated}
+    for measure in measures(on_demand=False):
+        predictors[measure.name] = pd.Series({n: measure(rule) for n, rule in rules.items()})
+    for figure in ("nodes", "cyclomatic", "acceptance"):
+        values = {e.name: e.published[figure] for e in rated if figure in e.published}
+        if values:
+            predictors[f"published {figure}"] = pd.Series(values)
+    rows = {}
+    for name, values in predictors.items():
+        pair = pd.DataFrame({"x": values, "y": success}).dropna()
+        varied = pair.nunique().min() > 1  # no rank correlation with a constant
+        rho = pair["x"].corr(pair["y"], method="spearman") if varied else math.nan
+        rows[name] = (rho, float(len(pair)))
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["rho", "rules"])
+    table.index.name = "predictor"
+    return table
+
+
+def format_published_rank_correlations(table) -> str:
+    """The table of `published_rank_correlations` for a terminal."""
+    head = (
+        "rank correlation (Spearman) with the published success rate, per rule: the agents'"
+        " found turn (31 when not found) and the complexity measures"
+    )
+    return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}")
 
 
 def format_published_comparison(table, rules: int, seeds: int) -> str:

@@ -814,12 +814,15 @@ def _bench_solo(args) -> int:
 
 
 def _print_published(games, entries, source: str, seeds: int) -> None:
-    """The agents beside the published models, overall and per rule (after a blank line)."""
+    """The agents beside the published models, overall and per rule, and what ranks the
+    rules as the published success does (each after a blank line)."""
     from eleusis_lab.bench import (
         format_published_by_rule,
         format_published_comparison,
+        format_published_rank_correlations,
         published_by_rule,
         published_comparison,
+        published_rank_correlations,
     )
     from eleusis_lab.rules.rule_file import published_models
 
@@ -829,6 +832,8 @@ def _print_published(games, entries, source: str, seeds: int) -> None:
     print(format_published_comparison(published_comparison(games, models, entries), n_rules, seeds))
     print()
     print(format_published_by_rule(published_by_rule(games, entries)))
+    print()
+    print(format_published_rank_correlations(published_rank_correlations(games, entries)))
 
 
 def _bench_calibrate(args) -> int:

@@ -3,6 +3,7 @@
 import re
 
 import numpy as np
+import pytest
 
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.bench import bench_agents
@@ -83,6 +84,37 @@ def test_the_agents_beside_the_published_models_sorted_by_floored_score():
     assert re.search(r"^oracle\s+agent\s+30\s+1\s", text, re.MULTILINE)
     # four digits: a published score to the hundredth stays so; a missing figure is "-"
     assert re.search(r"^Bot C\s+published\s+16\.97\s+-\s+-$", text, re.MULTILINE)
+
+
+def test_rank_correlations_with_the_published_success_by_hand():
+    import pandas as pd
+
+    from eleusis_lab.bench import format_published_rank_correlations, published_rank_correlations
+    from eleusis_lab.rules.rule_file import RuleEntry
+
+    texts = ["red(card)", "suit(card) == spades", "rank(card) == 7", "odd(card)"]
+    success = [0.9, 0.6, 0.3, 0.1]
+    entries = [
+        RuleEntry(f"r{i}", text, published={"success": rate, "nodes": float(4 - i)})
+        for i, (text, rate) in enumerate(zip(texts, success, strict=True))
+    ]
+    entries.append(RuleEntry("unrated", "black(card)"))  # no published success: left out
+    games = pd.DataFrame(
+        {
+            "agent": ["a"] * 5,
+            "rule": ["r0", "r1", "r2", "r3", "unrated"],
+            "found": [True, True, False, True, True],
+            "found_turn": [2.0, 5.0, float("nan"), 10.0, 1.0],
+        }
+    )
+    table = published_rank_correlations(games, entries)
+    # found turns 2, 5, 31 (not found), 10 rank 1 2 4 3; success ranks 4 3 2 1:
+    # d^2 = 9 + 1 + 4 + 4 = 18, rho = 1 - 6 * 18 / (4 * 15) = -0.8
+    assert table.loc["found turn: a", "rho"] == pytest.approx(-0.8)
+    assert table.loc["found turn: a", "rules"] == 4
+    assert table.loc["published nodes", "rho"] == pytest.approx(1.0)  # 4, 3, 2, 1 nodes
+    assert {"nodes", "bits", "acceptance", "classes"} <= set(table.index)
+    assert "found turn: a" in format_published_rank_correlations(table)
 
 
 def test_the_per_rule_table_beside_the_published_figures():

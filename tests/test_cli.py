@@ -197,7 +197,7 @@ def test_bench_solo_on_the_published_benchmark_sets_the_agents_beside_the_models
     argv = ["bench", "solo", "--agents", "oracle,random", "--seeds", "1"]
     code, out, _ = run(capsys, *argv, "--rules-file", "published")
     assert code == 0 and "26 rules x 1 seed;" in out
-    overall, by_rule = out.split("\n\n")[1:]
+    overall, by_rule, ranks = out.split("\n\n")[1:]
     assert overall.startswith("beside the published models: the agents over 26 rules")
     rows = overall.splitlines()[3:]
     assert re.match(r"oracle\s+agent\s+30\s+1\s", rows[0])  # the best floored score
@@ -208,6 +208,10 @@ def test_bench_solo_on_the_published_benchmark_sets_the_agents_beside_the_models
     assert by_rule.splitlines()[1].split() == ["published", "oracle", "random"]
     assert re.search(r"^only_red_cards\s+25\.4\s+1\s+30\s+1\s+0\s+0$", by_rule, re.MULTILINE)
     assert by_rule.splitlines()[-1].split()[0] == "mean" and len(by_rule.splitlines()) == 4 + 27
+    assert ranks.startswith("rank correlation (Spearman) with the published success rate")
+    # random never finds a rule (31 everywhere): no rank correlation; the measures have one
+    assert re.search(r"^found turn: random\s+NaN\s+26$", ranks, re.MULTILINE)
+    assert re.search(r"^nodes\s+-0\.\d+\s+26$", ranks, re.MULTILINE)
 
 
 def test_a_file_with_published_figures_gets_the_tables_and_no_fitting(capsys, tmp_path):

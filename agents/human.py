@@ -24,11 +24,13 @@ hand is shown; and what follows the events (solo: the card drawn, and a wrong
 declaration with its counter-example when the engine tells the judgement to
 ``hear_judgement``, as ``eleusis-lab play`` has it do).
 
-`PlayerQuit` is a ``KeyboardInterrupt``: the game engines catch only ``Exception`` (an
-agent's fault becomes a substitute move), so quitting stops the game at once, whatever
-its ``on_fault``; ``str(error)`` says who quit. ``eleusis-lab play`` then shows the
-secret rule and the scores so far (`eleusis_lab.stopped.stopped_report`, from the
-events the seat saw, ``seen_``, and its ``view_``) and exits 0, or 130 after Ctrl-C.
+`PlayerQuit` is a ``KeyboardInterrupt`` raised at a seat whose class declares
+``interactive = True``: the game engines let it stop the game at once, whatever its
+``on_fault`` (from any other seat a ``KeyboardInterrupt`` the agent raises is its fault,
+`eleusis_lab.engines.DecisionLimit`); ``str(error)`` says who quit. ``eleusis-lab play``
+then shows the secret rule and the scores so far (`eleusis_lab.stopped.stopped_report`,
+from the events the seat saw, ``seen_``, and its ``view_``) and exits 0, or 130 after
+Ctrl-C.
 
 A person takes the time he needs: ``eleusis-lab play`` turns the games' decision limit
 off when a seat is human; a script that seats one passes ``decision_limit=None`` in the
@@ -81,8 +83,9 @@ _NUMBER_RANK = re.compile(r"^(1|1[1-3])([CDHS♣♦♥♠])$", re.IGNORECASE)
 class PlayerQuit(KeyboardInterrupt):
     """The person at a `HumanAgent` seat quit (typed ``q``, or the input ended).
 
-    A ``KeyboardInterrupt``, so that no game engine takes it for an agent's fault: the
-    game stops at once. ``str(error)`` says who quit and how, for a one-line report.
+    A ``KeyboardInterrupt`` from an ``interactive`` seat, which no game engine takes for
+    an agent's fault: the game stops at once. ``str(error)`` says who quit and how, for a
+    one-line report.
     """
 
 

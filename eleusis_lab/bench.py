@@ -22,6 +22,7 @@ import numpy as np
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.games.classic import play_classic
+from eleusis_lab.record import sees_rule
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.catalog import catalog
@@ -122,14 +123,14 @@ IDENTIFIED_MASS = 0.9
 
 
 class _Instrumented(Agent):
-    """Wraps an agent: times its decisions (updates included) and watches its proposals."""
+    """Wraps an agent: times its decisions (updates included) and watches its proposals.
+
+    Make it with `_instrumented`: the engines read ``sees_rule`` from an agent's class,
+    so a wrapped oracle is a `_SeeingInstrumented`.
+    """
 
     def __init__(self, inner: Agent, rule: Rule, equivalent_to_rule):
         self.inner, self.rule, self.equivalent_to_rule = inner, rule, equivalent_to_rule
-
-    @property
-    def sees_rule(self) -> bool:  # the oracle must still be told the rule
-        return type(self.inner).sees_rule
 
     def start_game(self, info, rng) -> None:
         self.inner.start_game(info, rng)
@@ -151,6 +152,18 @@ class _Instrumented(Agent):
             proposal = self.inner.propose_rule()
             if proposal and proposal[1] >= IDENTIFIED_MASS and self.equivalent_to_rule(proposal[0]):
                 self.identified_at_ = self.plays_
+
+
+class _SeeingInstrumented(_Instrumented):
+    """An `_Instrumented` oracle: it must still be told the rule."""
+
+    sees_rule = True
+
+
+def _instrumented(inner: Agent, rule: Rule, equivalent_to_rule) -> _Instrumented:
+    """``inner`` wrapped, told the rule when its class is (`eleusis_lab.record.sees_rule`)."""
+    cls = _SeeingInstrumented if sees_rule(inner) else _Instrumented
+    return cls(inner, rule, equivalent_to_rule)
 
 
 def bench_agents(
@@ -205,7 +218,7 @@ def bench_agents(
 
             for seed in range(games):
                 seats = [make_agent(name) for _ in range(players)]
-                watched = _Instrumented(seats[0], rule, equivalent_to_rule)
+                watched = _instrumented(seats[0], rule, equivalent_to_rule)
                 record = play_classic(rule, [watched, *seats[1:]], seed)
                 faults += record.faults
                 wrong.append(sum(map(len, record.wrong_after_phase1)) / players)

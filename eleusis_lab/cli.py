@@ -3,21 +3,25 @@
 Every command exits 0 on success. Bad input (a rule that does not parse, an unknown
 agent, a missing file, impossible settings) prints one line on stderr and exits 2;
 ``replay`` exits 1 when a record does not check out, 2 (one line naming the file) when
-it is not a record at all: not JSON, or JSON of the wrong shape.
+it is not a record at all: not JSON, JSON of the wrong shape, a field of the wrong type,
+an option its game does not have, an agent ``spec`` that names no agent class (`eleusis_lab.
+record.agent_from_dict`), or a file over `eleusis_lab.record.MAX_RECORD_BYTES`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
 from eleusis_lab.cards import CardError, format_cards, parse_cards
+from eleusis_lab.engines import MOST_SECONDS, is_seconds
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.solo import TIMINGS
 from eleusis_lab.games.solo.judge import JUDGES
@@ -28,7 +32,8 @@ from eleusis_lab.rules.analysis import check_acceptable, equivalent
 from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
 from eleusis_lab.rules.complexity import describe_measures, measures
 from eleusis_lab.rules.printer import to_tree
-from eleusis_lab.rules.reach import TooManyContexts
+from eleusis_lab.rules.reach import CHECK_SECONDS, TooManyContexts, time_limit
+from eleusis_lab.spec import MAX_PLAYERS
 from eleusis_lab.text import plural
 
 _AGENTS_HELP = "comma-separated agent names, with any parameters: bayes(grammar=standard)"
@@ -108,8 +113,9 @@ class _Renamed(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def _whole(minimum: int, also: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number >= ``minimum`` (or exactly ``also``)."""
+def _whole(minimum: int, also: int | None = None, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``minimum`` (or exactly ``also``), and at
+    most ``most``."""
 
     def whole(text: str) -> int:
         try:
@@ -121,6 +127,8 @@ def _whole(minimum: int, also: int | None = None) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(
                 f"expected a whole number >= {minimum}{extra}, got {text!r}"
             )
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(f"expected at most {most:,}, got {text!r}")
         return value
 
     whole.__name__ = f"whole number >= {minimum}"
@@ -128,7 +136,43 @@ def _whole(minimum: int, also: int | None = None) -> Callable[[str], int]:
 
 
 _COUNT = _whole(1)
+_PLAYERS = _whole(1, most=MAX_PLAYERS)
 _SEED = _whole(0)
+
+
+def _jobs(text: str) -> int:
+    """An argparse type: worker processes, -1 (every core) or 1 to `max_jobs`."""
+    from eleusis_lab.spec import check_jobs
+
+    jobs = _whole(1, also=-1)(text)
+    try:
+        return check_jobs(jobs)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+_jobs.__name__ = "worker count"
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0, at most a day (`MOST_SECONDS`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not is_seconds(value):
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds > 0 and at most {MOST_SECONDS:g}, got {text!r}"
+        )
+    return value
+
+
+_seconds.__name__ = "number of seconds"
+_DECISION_LIMIT_HELP = (
+    "the hard limit of one call of an agent, in seconds: a call still running then is"
+    " stopped, a fault, and its seat retired for the rest of the game (its later"
+    " decisions the engine's substitutes), so that a hanging agent costs it once a game"
+)
 
 
 def _command(commands, name: str, help: str, example: str, **kwargs) -> argparse.ArgumentParser:
@@ -235,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--game", default=DEFAULT_GAME, choices=list(GAMES), help="which game")
     play.add_argument(
         "--players",
-        type=_COUNT,
+        type=_PLAYERS,
         metavar="N",
         help="players, the dealer not counted (with --match: participants; default: one per"
         " agent named, else the game's usual number)",
@@ -275,9 +319,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--decision-seconds",
-        type=float,
+        type=_seconds,
         metavar="S",
         help="time budget per decision (default: none)",
+    )
+    play.add_argument(
+        "--decision-limit",
+        type=_seconds,
+        metavar="S",
+        help=_DECISION_LIMIT_HELP + " (default: 60, none with a person at a seat)",
     )
     play.add_argument(
         "--beliefs",
@@ -301,10 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", metavar="DIR", help="output directory (default: the spec's)")
     run.add_argument(
         "--jobs",
-        type=_whole(1, also=-1),
+        type=_jobs,
         default=1,
         metavar="N",
-        help="worker processes (-1: every core)",
+        help="worker processes (-1: every core; at most 4 per core)",
     )
     run.add_argument(
         "--backend",
@@ -321,13 +371,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="games (or matches) per cell, e.g. for a trial (default: the spec's)",
     )
+    run.add_argument(
+        "--decision-limit",
+        type=_seconds,
+        metavar="S",
+        help=_DECISION_LIMIT_HELP + " (default: the spec's config.decision_limit, else 60)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument(
         "--repair",
         action="store_true",
         help="stored shard files that fail their check (changed since written: truncated,"
-        " damaged, another shard's) are moved to damaged/ in the output directory and their"
-        " shards played again; without it, such a file stops the run (exit 2)",
+        " damaged, another shard's; or not in the manifest) are moved to damaged/ in the"
+        " output directory and their shards played again; without a usable manifest, every"
+        " shard is played again and the stored files that replay the same are recorded in"
+        " a new one; without --repair, such a folder stops the run (exit 2)",
     )
     run.set_defaults(run=_run)
 
@@ -403,7 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     agents.add_argument("--games", dest="seeds", type=_COUNT, action=_Renamed, new="--seeds")
     agents.add_argument(
         "--players",
-        type=_COUNT,
+        type=_PLAYERS,
         default=3,
         metavar="N",
         help="players per game (the agent in every seat)",
@@ -522,7 +580,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", type=_COUNT, metavar="N", help="games per cell (default: the spec's)"
     )
     runner.add_argument(
-        "--jobs", type=_COUNT, nargs="+", default=[1, 2], metavar="N", help="worker counts"
+        "--jobs", type=_jobs, nargs="+", default=[1, 2], metavar="N", help="worker counts"
     )
     runner.set_defaults(run=_bench_run)
     return parser
@@ -562,13 +620,23 @@ def _rules_list(args) -> int:
 
 def _rules_show(args) -> int:
     rule = get_rule(args.rule)
+    # The figures within about CHECK_SECONDS in all: those not done by then are named
+    # as such, and the rest of the page (the parse, the right cards) is still shown.
+    with time_limit():
+        figures = ", ".join(
+            _within_budget(lambda m=m: m.describe(m(rule)), f"{m.name} over the analysis budget")
+            for m in measures()
+        )
+        verdict = _within_budget(
+            lambda: check_acceptable(rule), "unknown: the check is over the analysis budget"
+        )
     print(f"rule:        {rule}")
     if rule.name:
         entry = next(e for e in catalog() if e.name == rule.name)
         print(f"name:        {rule.name} ({entry.source}): {entry.description}")
     print(f"reads:       {', '.join(rule.slots) or 'only the card'}")
-    print(f"complexity:  {describe_measures(rule)}")
-    print(f"verdict:     {check_acceptable(rule)}")
+    print(f"complexity:  {figures}")
+    print(f"verdict:     {verdict}")
     print("parsed:")
     print(to_tree(rule.expr, "  "))
     print("right cards:")
@@ -577,6 +645,15 @@ def _rules_show(args) -> int:
         cards = "all 52" if len(legal) == 52 else f"{len(legal):2d}: {format_cards(legal)}"
         print(f"  {context.describe()}: {cards}")
     return 0
+
+
+def _within_budget(compute: Callable[[], Any], over: str) -> Any:
+    """``compute()``, else ``over`` when it ran past the time limit under way
+    (`time_limit`)."""
+    try:
+        return compute()
+    except TooManyContexts:
+        return f"{over} (more than {CHECK_SECONDS:g} s)"
 
 
 def _sample_contexts(rule: Rule) -> list[Context]:
@@ -588,9 +665,12 @@ def _sample_contexts(rule: Rule) -> list[Context]:
 
 def _rules_equiv(args) -> int:
     first, second = get_rule(args.first), get_rule(args.second)
-    for label, rule in (("first", first), ("second", second)):
-        print(f"{label + ':':8} {rule}\n{'':8} {describe_measures(rule)}")
-    print(equivalent(first, second))
+    with time_limit():  # the answer, or the budget error, within about CHECK_SECONDS
+        figures = [describe_measures(rule) for rule in (first, second)]
+        answer = equivalent(first, second)
+    for label, rule, described in zip(("first", "second"), (first, second), figures, strict=True):
+        print(f"{label + ':':8} {rule}\n{'':8} {described}")
+    print(answer)
     return 0
 
 
@@ -633,7 +713,9 @@ def _play(args) -> int:
         "on_fault": args.on_fault,
         "decision_seconds": args.decision_seconds,
     }
-    if any(isinstance(agent, HumanAgent) for agent in agents):
+    if args.decision_limit is not None:
+        options["decision_limit"] = args.decision_limit
+    elif any(isinstance(agent, HumanAgent) for agent in agents):
         options["decision_limit"] = None  # a person at a seat takes the time he needs
     known = {field.name for field in dataclasses.fields(config_type)}
     for option, value in options.items():

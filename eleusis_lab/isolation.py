@@ -14,7 +14,12 @@ rule), until the next game starts another process.
 The game is the same: the agent gets the same `GameInfo` (the rule only if its class
 sees it), the same generator and copies of the same observations, its answers and the
 exceptions it raises (by name and text) come back, and the record describes the agent
-as it would in-process, so an isolated game's record is the in-process one. A process
+as it would in-process, so an isolated game's record is the in-process one. No code of
+the agent runs in the engine's process but its module's import: the agent is made and
+its parameters checked and read in its process (the stand-in's ``get_params`` is the
+toolkit's, over what the process reported), and its answers are read within the limit
+and decoded from plain values only (`eleusis_lab.wire`). The process ends when the
+engine's does, whatever the agent is doing. A process
 serves one stand-in at a time and is kept for the next stand-in of the same agent, so a
 run pays the start of a process once per seat, not once per game.
 
@@ -40,12 +45,18 @@ import functools
 import importlib
 import inspect
 import multiprocessing
+import multiprocessing.spawn
+import os
+import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
 
-from eleusis_lab.agent import Parameters
-from eleusis_lab.registry import AGENTS, AgentRegistry
+from eleusis_lab.agent import Parameters, _init_parameters
+from eleusis_lab.engines import MOST_SECONDS, is_seconds
+from eleusis_lab.registry import AGENTS, AgentRegistry, AgentSpecError
+from eleusis_lab.wire import TooLate, UnsafeMessage, decode, receive
 
 __all__ = ["DEFAULT_LIMIT", "AgentStopped", "isolated"]
 
@@ -54,6 +65,7 @@ DEFAULT_LIMIT = 60.0
 
 _CONTEXT = multiprocessing.get_context("spawn")
 _IDLE: dict[tuple, list[_Server]] = {}  # processes free for the next stand-in of an agent
+_CHECKED: dict[tuple, dict[str, Any]] = {}  # (agent, parameters asked, limit) -> as made
 
 
 class AgentStopped(Exception):
@@ -90,10 +102,25 @@ def isolated(
     AgentSpecError
         As `make_agent` does, for an unknown agent or a bad parameter (checked here).
     """
-    if limit is not None and not (isinstance(limit, int | float) and limit > 0):
-        raise ValueError(f"limit must be None or a number of seconds > 0, got {limit!r}")
-    agent = registry.make(spec, **(params or {}))  # checks the name and parameters here
-    return _stand_in_class(type(agent), limit)(**agent.get_params())
+    if limit is not None and not (isinstance(limit, int | float) and is_seconds(limit)):
+        raise ValueError(
+            f"limit must be None or a number of seconds > 0 and at most {MOST_SECONDS:g},"
+            f" got {limit!r}"
+        )
+    name, cls, params = registry.resolve(spec, **(params or {}))  # the name, parameters
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    asked = (target, repr(sorted(params.items())), limit)
+    if asked not in _CHECKED:  # the agent is made, and checked, in its own process
+        server = _Server(target, params, limit)
+        try:
+            _CHECKED[asked] = server.start()
+        except _Refused as refusal:
+            server.stop()
+            raise AgentSpecError(f"{registry.noun} {name!r}: {refusal}") from None
+        stand_in = _stand_in_class(cls, limit)(**_CHECKED[asked])
+        _IDLE.setdefault(_key(stand_in), []).append(server)  # it serves the first game
+        return stand_in
+    return _stand_in_class(cls, limit)(**_CHECKED[asked])
 
 
 @functools.cache
@@ -101,7 +128,7 @@ def _stand_in_class(cls: type, limit: float | None) -> type:
     """A subclass of ``cls`` under the same name whose every public method is a call to
     the agent in its process (nothing of ``cls`` runs in the parent but its checks), so
     that it has the agent's capabilities, parameters and description."""
-    kept = {"get_params", "set_params", "check_params"}
+    kept = {"get_params", "set_params", "check_params"}  # the toolkit's, below
     names = {
         name
         for base in cls.__mro__
@@ -112,7 +139,11 @@ def _stand_in_class(cls: type, limit: float | None) -> type:
     namespace: dict[str, Any] = {name: _forward(name) for name in names}
     namespace.update(
         __init__=_store_params,
-        _param_names=classmethod(lambda _: cls._param_names()),
+        # the parameters as the child reported them: no method of the agent's runs here
+        _param_names=classmethod(lambda _: _init_parameters(cls)),
+        get_params=Parameters.get_params,
+        set_params=Parameters.set_params,
+        check_params=Parameters.check_params,
         __module__=cls.__module__,
         __qualname__=cls.__qualname__,
         __doc__=cls.__doc__,
@@ -141,7 +172,7 @@ def _server_of(stand_in: Any, starting: bool) -> _Server:
     if server is not None and not (starting and not server.alive):
         return server
     target, limit = stand_in._isolation
-    key = (target, repr(sorted(stand_in.get_params().items())), limit)
+    key = _key(stand_in)
     idle = _IDLE.setdefault(key, [])
     server = idle.pop() if idle else _Server(target, stand_in.get_params(), limit)
     stand_in._server = server
@@ -149,9 +180,19 @@ def _server_of(stand_in: Any, starting: bool) -> _Server:
     return server
 
 
+def _key(stand_in: Any) -> tuple:
+    """The processes that can serve ``stand_in``: those of the same agent and limit."""
+    target, limit = stand_in._isolation
+    return target, repr(sorted(stand_in.get_params().items())), limit
+
+
 def _release(key: tuple, server: _Server) -> None:
     if server.alive:
         _IDLE.setdefault(key, []).append(server)
+
+
+class _Refused(Exception):
+    """The agent's process could not make the agent: its class or parameters refused."""
 
 
 class _Server:
@@ -160,39 +201,67 @@ class _Server:
     def __init__(self, target: str, params: dict[str, Any], limit: float | None):
         self.limit = limit
         self.pipe, child = _CONTEXT.Pipe()
-        self.process = _CONTEXT.Process(target=_serve, args=(child, target, params), daemon=True)
-        self.process.start()
+        self.process = _CONTEXT.Process(
+            target=_serve, args=(child, target, params, os.getpid()), daemon=True
+        )
+        _start(self.process)
         child.close()
         self.alive = True
         self.ready = False  # the process imports and makes the agent before its first call
+
+    def start(self) -> dict[str, Any]:
+        """Wait for the agent to be made (no limit: importing is not a decision); its
+        parameters as it reports them, or `_Refused`."""
+        try:
+            params = self._answer(decode(receive(self.pipe, None)))
+        except (EOFError, OSError, UnsafeMessage):
+            self.stop()
+            raise _Refused("its process ended before the agent was made") from None
+        except Exception as error:  # raised by the agent's constructor or check
+            raise _Refused(str(error)) from None
+        self.ready = True
+        if not (isinstance(params, dict) and all(isinstance(k, str) for k in params)):
+            raise _Refused("its parameters are not a table of names")
+        return params
 
     def call(self, name: str, args: tuple, kwargs: dict) -> Any:
         if not self.alive:
             raise AgentStopped("its process was stopped earlier in this game")
         try:
-            if not self.ready:  # starting a process is not the agent's decision: no limit
-                self._answer(self.pipe.recv())
-                self.ready = True
+            if not self.ready:
+                try:
+                    self.start()
+                except _Refused as refusal:
+                    self.stop()
+                    raise AgentStopped(str(refusal)) from None
             self.pipe.send((name, args, kwargs))
-            if not self.pipe.poll(self.limit):
-                self.stop()
-                raise AgentStopped(f"no answer to {name} within {self.limit:g} s")
-            answer = self.pipe.recv()
+            answer = decode(receive(self.pipe, self.limit))
+        except TooLate:
+            self.stop()
+            raise AgentStopped(f"no answer to {name} within {self.limit:g} s") from None
+        except UnsafeMessage as refused:
+            self.stop()
+            raise AgentStopped(f"its answer to {name} was refused: {refused}") from None
         except (EOFError, OSError, BrokenPipeError):
             self.stop()
             raise AgentStopped(f"its process ended during {name}") from None
+        except AgentStopped:
+            raise
         except BaseException:  # stopped from outside (Ctrl-C, a time limit): do not keep it
             self.stop()
             raise
         return self._answer(answer)
 
     @staticmethod
-    def _answer(answer: tuple) -> Any:
+    def _answer(answer: Any) -> Any:
         """What the agent returned, or the exception it raised (by name and text)."""
-        if answer[0] == "ok":
+        if isinstance(answer, tuple) and len(answer) == 2 and answer[0] == "ok":
             return answer[1]
-        _, kind, message = answer
-        raise type(kind, (Exception,), {"__module__": "builtins"})(message)
+        if isinstance(answer, tuple) and len(answer) == 3 and answer[0] == "raised":
+            kind, message = str(answer[1]), str(answer[2])
+            if kind.isidentifier():
+                raise type(kind, (Exception,), {"__module__": "builtins"})(message)
+        raise AgentStopped("its answer is not a message of the protocol")
 
     def stop(self) -> None:
         self.alive = False
@@ -201,18 +270,69 @@ class _Server:
         self.pipe.close()
 
 
-def _serve(pipe: Any, target: str, params: dict[str, Any]) -> None:
-    """The agent's process: make the agent, then answer calls until the pipe closes."""
+_STARTING = threading.Lock()
+
+
+def _start(process: Any) -> None:
+    """Start a spawned ``process`` from any process.
+
+    A spawned process is told its parent's start method; in a worker of a pool with a
+    method of its own (joblib's ``loky``, under ``--jobs`` and Dask) that is one plain
+    multiprocessing does not know, and the new process died before the agent was made
+    ("cannot find context for 'loky'"): it is told ``spawn``, which it is.
+
+    A Dask worker's process is daemonic, and multiprocessing refuses children to a
+    daemonic process lest they outlive it when it is killed; the agent's process ends
+    with its parent whatever happens (`_die_with`), so the flag is lifted while it
+    starts.
+    """
+    prepare = multiprocessing.spawn.get_preparation_data
+
+    def prepared(name: str) -> dict[str, Any]:
+        data = prepare(name)
+        if data.get("start_method") not in multiprocessing.get_all_start_methods():
+            data["start_method"] = "spawn"
+        return data
+
+    config = multiprocessing.current_process()._config  # where the daemon flag is kept
+    with _STARTING:
+        daemon = config.pop("daemon", None)
+        multiprocessing.spawn.get_preparation_data = prepared
+        try:
+            process.start()
+        finally:
+            multiprocessing.spawn.get_preparation_data = prepare
+            if daemon is not None:
+                config["daemon"] = daemon
+
+
+def _die_with(parent: int) -> None:
+    """In the agent's process: end it when its parent is gone (killed, even with -9),
+    whatever the agent is doing, so that no agent outlives its run."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _serve(pipe: Any, target: str, params: dict[str, Any], parent: int) -> None:
+    """The agent's process: make the agent and check its parameters, then answer calls
+    until the pipe closes."""
+    _die_with(parent)
     try:
         module, _, qualname = target.partition(":")
         cls: Any = importlib.import_module(module)
         for part in qualname.split("."):
             cls = getattr(cls, part)
         agent = cls(**params)
+        agent.check_params()
+        pipe.send(("ok", dict(agent.get_params())))
     except Exception as error:
         pipe.send(("raised", type(error).__name__, str(error)))
         return
-    pipe.send(("ok", None))
     while True:
         try:
             name, args, kwargs = pipe.recv()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -45,12 +46,14 @@ __all__ = [
     "FAULT_CALLS",
     "FAULT_KINDS",
     "ILLEGAL_CARD",
+    "MAX_RECORD_BYTES",
     "OVER_TIME",
     "RAISED",
     "STOPPED",
     "TURN_CAP",
     "Fault",
     "RecordError",
+    "agent_from_dict",
     "card_from_text",
     "card_text",
     "cards_from_text",
@@ -85,6 +88,82 @@ FAULT_CALLS = ("start_game", "choose_play", "observe")
 
 class RecordError(ValueError):
     """Text or a file that is not a valid game record."""
+
+
+#: The largest record file read, in bytes (a classic match of 8 players: about 120 kB).
+MAX_RECORD_BYTES = 50_000_000
+#: The modules no agent class comes from: Python's own. A record's ``spec`` naming one
+#: (``os:system``) is refused; replay imports nothing a record names.
+_NOT_AGENT_MODULES = frozenset(sys.stdlib_module_names)
+
+
+def whole_field(value: Any, what: str, least: int | None = 0) -> int:
+    """``value``, a whole number of a record (not a bool, not text) >= ``least`` (None:
+    any); else `ValueError` naming ``what``, which `reading_record` reports.
+
+    >>> whole_field("3", "seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed: expected a whole number >= 0, got '3'
+    """
+    if type(value) is not int or (least is not None and value < least):
+        at_least = f" >= {least}" if least is not None else ""
+        raise ValueError(f"{what}: expected a whole number{at_least}, got {value!r}")
+    return value
+
+
+def flag_field(value: Any, what: str) -> bool:
+    """``value``, true or false in a record; else `ValueError` naming ``what``."""
+    if type(value) is not bool:
+        raise ValueError(f"{what}: expected true or false, got {value!r}")
+    return value
+
+
+def record_config(game: Any, config: Any) -> dict[str, Any]:
+    """A record's options, checked as a spec's are (`eleusis_lab.games.table.GameType.
+    make_config`: no unknown option, every value one the game takes, ``max_turns``
+    bounded); else `ValueError`."""
+    from eleusis_lab.errors import ConfigError
+    from eleusis_lab.games.table import GAMES  # the games' modules import this one
+
+    if not isinstance(config, dict):
+        raise ValueError(f"config: expected an object, got {config!r}")
+    declared = GAMES.get(game) if isinstance(game, str) else None
+    if declared is not None:
+        try:
+            declared.make_config(config)
+        except (ConfigError, TypeError) as error:
+            raise ValueError(f"config: {error}") from None
+    return dict(config)
+
+
+def agent_from_dict(data: Any) -> dict[str, Any]:
+    """An agent's description in a record (`describe_agent`), checked: an object whose
+    ``spec`` is ``module:Class`` text (`eleusis_lab.registry.class_spec_problem`) of no
+    module of Python's own; else `ValueError`. Nothing is imported.
+
+    >>> agent_from_dict({"name": "system", "spec": "os:system", "params": {}})
+    Traceback (most recent call last):
+    ...
+    ValueError: agent 'system': spec: 'os:system' is no agent class: 'os' is a module of \
+Python's own
+    """
+    from eleusis_lab.registry import class_spec_problem
+
+    if not isinstance(data, dict):
+        raise ValueError(f"an agent: expected an object, got {data!r}")
+    spec = data.get("spec")
+    if spec is not None:
+        if not isinstance(spec, str):
+            problem = f"expected 'module:Class' text, got {spec!r}"
+        else:
+            problem = class_spec_problem(spec)
+            top = spec.partition(":")[0].split(".")[0]
+            if problem is None and top in _NOT_AGENT_MODULES:
+                problem = f"{spec!r} is no agent class: {top!r} is a module of Python's own"
+        if problem is not None:
+            raise ValueError(f"agent {data.get('name')!r}: spec: {problem}")
+    return dict(data)
 
 
 # -- cards and agents as plain data -----------------------------------------------------
@@ -129,7 +208,9 @@ def cards_from_text(texts) -> tuple[Card, ...]:
     return tuple(card_from_text(text) for text in texts)
 
 
-def describe_agent(agent: Agent) -> dict[str, Any]:
+def describe_agent(
+    agent: Agent, told: bool | None = None, params: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """An agent as record data: its class name, its ``module:Class`` spec, its parameters.
 
     >>> from eleusis_lab.agent import Agent
@@ -141,20 +222,29 @@ def describe_agent(agent: Agent) -> dict[str, Any]:
     >>> describe_agent(Lowest())["params"]
     {'depth': 2}
 
-    An agent told the rule (`sees_rule`) is marked ``"sees_rule": True``.
+    An agent told the rule is marked ``"sees_rule": True``: ``told``, what the engine
+    decided when the game started, else `sees_rule`. ``params``, when given, are
+    recorded instead of ``agent.get_params()`` (the engines read them guarded:
+    `eleusis_lab.engines.describe_seat`).
     """
     cls = type(agent)
     spec = f"{cls.__module__}:{cls.__qualname__}"
-    described = {"name": cls.__name__, "spec": spec, "params": agent.get_params()}
-    if sees_rule(agent):
+    if params is None:
+        params = agent.get_params()
+    described = {"name": cls.__name__, "spec": spec, "params": params}
+    if sees_rule(agent) if told is None else told:
         described["sees_rule"] = True  # told the secret rule: not a learner's result
     return described
 
 
 def sees_rule(agent: Any) -> bool:
-    """Whether the engines tell ``agent`` the secret rule (its ``sees_rule`` is True, as
-    the oracle's): its games say nothing of learning, and records, results rows and
-    leaderboards mark it.
+    """Whether the engines tell ``agent`` the secret rule (its class sets ``sees_rule =
+    True``, as the oracle's): its games say nothing of learning, and records, results
+    rows and leaderboards mark it.
+
+    Read from the class as it is written, without running any code (not a property,
+    nor an instance attribute set during a game): an engine reads it once when a game
+    starts and records what it decided (`describe_agent`'s ``told``).
 
     >>> from eleusis_lab.registry import make_agent
     >>> sees_rule(make_agent("oracle")), sees_rule(make_agent("random"))
@@ -162,7 +252,31 @@ def sees_rule(agent: Any) -> bool:
     >>> describe_agent(make_agent("oracle"))["sees_rule"]
     True
     """
-    return getattr(agent, "sees_rule", False) is True
+    return class_attribute(type(agent), "sees_rule", False) is True
+
+
+_MRO = type.__dict__["__mro__"].__get__
+_NAMESPACE = type.__dict__["__dict__"].__get__
+
+
+def class_attribute(cls: type, name: str, default: Any = None) -> Any:
+    """The attribute ``name`` of ``cls`` as its class body (or a base's) wrote it, or
+    ``default``: read from the classes' namespaces, never through a property, a
+    metaclass or an instance, so that no code of the class runs (as
+    `inspect.getattr_static`, at a fraction of its cost).
+
+    >>> class Sly:
+    ...     @property
+    ...     def sees_rule(self):
+    ...         return True
+    >>> class_attribute(Sly, "sees_rule", False) is True, class_attribute(Sly, "other", 0)
+    (False, 0)
+    """
+    for klass in _MRO(cls):
+        namespace = _NAMESPACE(klass)
+        if name in namespace:
+            return namespace[name]
+    return default
 
 
 def jsonable(value: Any) -> Any:
@@ -202,6 +316,11 @@ class Fault:
         The phase of that event; 0 for ``start_game`` (at the deal).
     call : str
         The agent method at fault: ``"start_game"``, ``"choose_play"`` or ``"observe"``.
+    count : int
+        The agent's calls the fault stands for: 1, but for the `STOPPED` fault of a seat
+        the engine then retired for the rest of the game (its later calls not made,
+        its decisions the engine's substitutes), 1 plus those calls. Written in the
+        JSON only when it is not 1.
 
     Examples
     --------
@@ -217,6 +336,7 @@ class Fault:
     event: int
     phase: int
     call: str
+    count: int = 1
 
     @property
     def substituted(self) -> bool:
@@ -224,13 +344,21 @@ class Fault:
         return self.call == "choose_play" and self.kind != OVER_TIME
 
     def to_dict(self) -> dict[str, Any]:
-        """The fault as JSON-ready data."""
-        return asdict(self)
+        """The fault as JSON-ready data (without ``count`` when it is 1, as before it was
+        kept)."""
+        data = asdict(self)
+        if self.count == 1:
+            del data["count"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Fault:
-        """The inverse of `to_dict`."""
-        return cls(**{name: data[name] for name in _FAULT_FIELDS})
+        """The inverse of `to_dict`; `ValueError` for a count that is not a whole number
+        >= 1."""
+        count = data.get("count", 1)
+        if type(count) is not int or count < 1:
+            raise ValueError(f"a fault's count is a whole number >= 1, got {count!r}")
+        return cls(**{name: data[name] for name in _FAULT_FIELDS}, count=count)
 
 
 _FAULT_FIELDS = ("seat", "agent", "kind", "message", "event", "phase", "call")
@@ -248,9 +376,15 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """The play written by `event_to_dict`."""
+    """The play written by `event_to_dict`; `ValueError` for a field of the wrong type."""
     card = card_from_text(data["card"])
-    return Event(data["seat"], card, data["phase"], data["right"], data["position"])
+    return Event(
+        whole_field(data["seat"], "an event's seat", least=None),  # Delphi's dealer: -1
+        card,
+        whole_field(data["phase"], "an event's phase"),
+        flag_field(data["right"], "an event's right"),
+        whole_field(data["position"], "an event's position", least=None),
+    )
 
 
 @contextlib.contextmanager
@@ -280,13 +414,19 @@ def rule_game_head(record: Any, version: int) -> dict[str, Any]:
 
 
 def rule_game_fields(data: dict[str, Any]) -> dict[str, Any]:
-    """The record fields of `rule_game_head` data (a missing rule name is None)."""
+    """The record fields of `rule_game_head` data (a missing rule name is None), checked:
+    rule text, a whole seed, the game's options (`record_config`); else `ValueError`."""
+    game, rule, name = data["game"], data["rule"], data.get("rule_name")
+    if not isinstance(rule, str):
+        raise ValueError(f"rule: expected rule text, got {rule!r}")
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"rule_name: expected a name or null, got {name!r}")
     return {
-        "game": data["game"],
-        "rule": data["rule"],
-        "rule_name": data.get("rule_name"),
-        "seed": data["seed"],
-        "config": dict(data["config"]),
+        "game": game,
+        "rule": rule,
+        "rule_name": name,
+        "seed": whole_field(data["seed"], "seed"),
+        "config": record_config(game, data["config"]),
     }
 
 
@@ -324,8 +464,9 @@ class JsonRecord:
     @classmethod
     def load(cls, path: str | Path) -> Any:
         """Read a record saved with `save`."""
+        text = _record_text(path)
         try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
+            return cls.from_json(text)
         except RecordError as error:
             raise RecordError(f"{path}: {error}") from None
 
@@ -370,19 +511,32 @@ def read_record(text: str) -> Any:
     return declared.record_type.from_dict(data)
 
 
-def load_record(path: str | Path) -> Any:
-    """Read a record of any game saved as JSON (see `read_record`).
-
-    Raises `RecordError`, naming ``path``, when the file is missing, unreadable or not a
-    record.
-    """
+def _record_text(path: str | Path) -> str:
+    """The text of a record file; `RecordError` naming ``path`` when it is missing,
+    unreadable or over `MAX_RECORD_BYTES` (then not read further)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as file:
+            raw = file.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
+            raise RecordError(
+                f"{path}: larger than {MAX_RECORD_BYTES:,} bytes, the most a record may hold"
+                " (eleusis_lab.record.MAX_RECORD_BYTES)"
+            )
+        return raw.decode("utf-8")
     except FileNotFoundError:
         raise RecordError(f"{path}: no such game record") from None
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or error
         raise RecordError(f"{path}: cannot read the record: {reason}") from None
+
+
+def load_record(path: str | Path) -> Any:
+    """Read a record of any game saved as JSON (see `read_record`).
+
+    Raises `RecordError`, naming ``path``, when the file is missing, unreadable, larger
+    than `MAX_RECORD_BYTES` (refused unread) or not a record.
+    """
+    text = _record_text(path)
     try:
         return read_record(text)
     except RecordError as error:
@@ -490,6 +644,18 @@ class FaultRules:
         return (call, kind) in self.pairs if self.pairs is not None else call in self.decisions
 
 
+def _count_problems(label: str, fault: Fault, later: Sequence[Fault]) -> list[str]:
+    """What is wrong with a fault's `Fault.count`: more than 1 only for a stop, which
+    retired its seat, whose calls then fault no more."""
+    if fault.count == 1:
+        return []
+    if fault.kind != STOPPED:
+        return [f"{label}: a count of {fault.count}, but only a stopped fault counts more calls"]
+    if any(other.seat == fault.seat for other in later):
+        return [f"{label}: seat {fault.seat} was retired here, but faults again later"]
+    return []
+
+
 def check_faults(
     record: Any,
     seats: Sequence[str | None],
@@ -548,6 +714,7 @@ def check_faults(
         if fault.event < previous:
             problems.append(f"{label}: faults are not in the order of the {step}s")
         previous = fault.event
+        problems += _count_problems(label, fault, record.faults[i + 1 :])
         if replaced is not None and (key := replaced(fault)) is not None:
             once[key] += 1
     problems += [
@@ -669,7 +836,20 @@ def fault_lines(faults: tuple[Fault, ...]) -> list[str]:
             f"  seat {seat} {first.agent}: {call} {kind} x{len(group)} ({where}): {first.message}"
         )
         lines.append(line if len(line) <= _WIDTH else line[: _WIDTH - 3] + "...")
+        lines += [retired_line(fault) for fault in group if fault.count > 1]
     return lines
+
+
+def retired_line(fault: Fault) -> str:
+    """The layout's line for the stop that retired a seat (`Fault.count`).
+
+    >>> retired_line(Fault(1, "Slow", STOPPED, "was stopped", 4, 1, "choose_play", count=9))
+    '    seat 1 retired there for the rest of the game: 8 later calls not made'
+    """
+    return (
+        f"    seat {fault.seat} retired there for the rest of the game:"
+        f" {fault.count - 1} later calls not made"
+    )
 
 
 def format_layout_html(record: Any, columns: int = 13) -> str:

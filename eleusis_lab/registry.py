@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from eleusis_lab.agent import Agent
+from eleusis_lab.agent import Agent, _init_parameters
 
 __all__ = [
     "AGENTS",
@@ -41,6 +41,7 @@ __all__ = [
     "UnknownAgentError",
     "agent_class",
     "available_agents",
+    "class_spec_problem",
     "make_agent",
     "parse_agent_list",
     "split_params",
@@ -139,11 +140,17 @@ class AgentRegistry:
         module_name, _, qualname = spec.partition(":")
         if not module_name or not qualname:
             raise AgentSpecError(f"{label}: expected 'module:Class', e.g. {self.example!r}")
+        problem = class_spec_problem(spec)
+        if problem is not None:
+            raise AgentSpecError(f"{label}: {problem}")
         try:
             obj: Any = importlib.import_module(module_name)
-        except ImportError as error:
+        except Exception as error:  # ImportError, or whatever the module raises: one line
+            reason = _one_line(error)
+            if not isinstance(error, ImportError):
+                reason = f"{type(error).__name__}: {reason}"
             raise AgentSpecError(
-                f"{label}: cannot import module {module_name!r}: {error}"
+                f"{label}: cannot import module {module_name!r}: {reason}"
             ) from None
         try:
             for part in qualname.split("."):
@@ -162,21 +169,33 @@ class AgentRegistry:
         """A new agent from a registered name or ``module:Class``, with its parameters
         (given here or in the spec: ``name(key=value, ...)``); `AgentSpecError` also for
         a parameter the class does not take."""
+        spec, cls, params = self.resolve(spec, **params)
+        try:
+            agent = cls(**params)
+        except (TypeError, ValueError) as error:
+            raise AgentSpecError(f"{self.noun} {spec!r}: {_one_line(error)}") from None
+        return self.check(agent, spec)
+
+    def resolve(self, spec: str, **params: Any) -> tuple[str, type, dict[str, Any]]:
+        """The name, class and parameters of ``spec`` (with ``params``), the parameters
+        checked against the class's constructor; nothing of the class runs but its
+        import (`eleusis_lab.isolation` makes the agent in a process of its own).
+
+        >>> name, cls, params = AGENTS.resolve("bayes(noise=0.1)", policy="greedy")
+        >>> name, cls.__name__, params
+        ('bayes', 'BayesAgent', {'noise': 0.1, 'policy': 'greedy'})
+        """
         spec, written = split_params(spec, self.noun)
         params = {**written, **params}
         cls = self.agent_class(spec)
-        valid = cls._param_names()
+        valid = _init_parameters(cls)  # the constructor's, whatever the class says
         unknown = [name for name in params if name not in valid]
         if unknown:
             takes = ", ".join(valid) or "none"
             raise AgentSpecError(
                 f"{self.noun} {spec!r} takes no parameter {unknown[0]!r} (its parameters: {takes})"
             )
-        try:
-            agent = cls(**params)
-        except (TypeError, ValueError) as error:
-            raise AgentSpecError(f"{self.noun} {spec!r}: {_one_line(error)}") from None
-        return self.check(agent, spec)
+        return spec, cls, params
 
     def check(self, agent: Any, spec: str | None = None) -> Any:
         """``agent`` itself once its ``check_params`` accepts its parameters; else
@@ -211,6 +230,31 @@ class AgentRegistry:
         if not specs or not all(specs):
             raise AgentSpecError(f"expected comma-separated {self.noun} names, got {text!r}")
         return [self.make(spec) for spec in specs]
+
+
+def class_spec_problem(spec: str) -> str | None:
+    """What makes ``spec`` no ``module:Class`` text, or None; nothing is imported.
+
+    The module is dotted Python names, as ``import`` takes them (no leading dot: a
+    relative import has no package to start from; no path), and so is the class (a
+    nested class's ``<locals>`` allowed, as records write it).
+
+    >>> class_spec_problem("eleusis_agents.simple:RandomAgent") is None
+    True
+    >>> print(class_spec_problem("../etc:passwd"))
+    the module '../etc' is not a module name: dotted Python names, e.g. 'eleusis_agents.simple'
+    """
+    module, colon, qualname = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not colon:
+        return f"expected 'module:Class', got {spec!r}"
+    if not all(part.isidentifier() for part in module.split(".")):
+        return (
+            f"the module {module!r} is not a module name: dotted Python names,"
+            " e.g. 'eleusis_agents.simple'"
+        )
+    if not all(part.isidentifier() or part == "<locals>" for part in qualname.split(".")):
+        return f"the class {qualname!r} is not a class name: dotted Python names"
+    return None
 
 
 def split_specs(text: str) -> list[str]:
@@ -258,6 +302,10 @@ def split_params(spec: Any, noun: str = "agent") -> tuple[Any, dict[str, Any]]:
         raise AgentSpecError(problem) from None
     if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
         raise AgentSpecError(problem)
+    given = [keyword.arg for keyword in call.keywords]
+    twice = next((name for name in given if given.count(name) > 1), None)
+    if twice is not None:
+        raise AgentSpecError(f"{noun} spec {spec!r}: the parameter {twice!r} is given twice")
     params = {}
     for keyword in call.keywords:
         value = keyword.value

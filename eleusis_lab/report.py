@@ -44,7 +44,6 @@ import argparse
 import html
 import json
 import re
-import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,7 +120,6 @@ class _Report:
 def _load(directory: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
     from eleusis_lab.storage import (
         METADATA,
-        UncheckedWarning,
         load_events,
         load_results,
         read_metadata,
@@ -136,10 +134,8 @@ def _load(directory: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
             f" run an experiment into it first: eleusis-lab run SPEC --out {directory}"
         )
     try:
-        with warnings.catch_warnings():  # a note on the page says so (see _build)
-            warnings.simplefilter("ignore", UncheckedWarning)
-            results = load_results(directory)
-            events = load_events(directory)
+        results = load_results(directory)
+        events = load_events(directory)
     except (KeyError, TypeError) as error:
         raise ConfigError(f"{directory}: unreadable run metadata: {error}") from None
     if results.empty:
@@ -1103,16 +1099,14 @@ def _page(
 
 
 def _storage_notes(directory: Path, metadata: dict[str, Any]) -> list[str]:
-    """Partial results, or results stored before manifests (read unchecked)."""
-    from eleusis_lab.storage import UNCHECKED, done_shards, read_manifest
+    """Partial results."""
+    from eleusis_lab.storage import done_shards
 
     notes = []
     planned = set(metadata.get("shards", []))
     stored = len(done_shards(directory) & planned)
     if stored < len(planned):
         notes.append(f"Partial results: {stored} of {len(planned)} shards stored so far.")
-    if read_manifest(directory) is None:
-        notes.append(UNCHECKED.format(out=directory) + ".")
     return notes
 
 

@@ -12,9 +12,14 @@ shard's rows as it arrives (`eleusis_lab.storage`), and returns the whole table.
 - A run stopped by Ctrl-C, ``kill -9`` or a crash is finished by running it again with
   the same spec and output directory; the stored shards are kept, a shard half-written
   is never seen, and the table is the one of an uninterrupted run.
-- A resuming run checks each stored shard against the manifest (`eleusis_lab.storage`)
-  and refuses one that changed since it was written; ``repair=True`` moves its files
-  aside and plays it again.
+- A resuming run checks the folder whole against the manifest (`eleusis_lab.storage`)
+  and refuses a file that changed since it was written, one the manifest does not
+  name, a manifest that is not one, or shard files without a manifest; ``repair=True``
+  moves the refused files aside and plays their shards again (without a manifest: all
+  of them, recording the stored files that replay the same).
+- One run at a time writes a folder (it holds the folder's lock); the metadata records
+  how each run ended: "complete", "interrupted", "disk full", "failed" or, for one
+  whose process vanished (``kill -9``), "killed".
 - Workers send rows back and this process writes them, so a cluster needs no shared disk.
 
 The ``eleusis-lab run`` command is `run_command` (its arguments: `eleusis_lab.cli`); `bench_run`
@@ -62,20 +67,31 @@ from eleusis_lab.shards import (
     play_shard,
     row_schema,
 )
-from eleusis_lab.spec import Cell, ExperimentSpec, load_spec
+from eleusis_lab.spec import Cell, ExperimentSpec, check_jobs, check_output_folder, load_spec
 from eleusis_lab.storage import (
     DAMAGED,
+    FORMAT,
     MANIFEST,
+    METADATA,
+    BadManifest,
+    BadMetadata,
     DamagedResults,
-    UncheckedWarning,
+    Unrecorded,
     clean_temporary,
+    disk_full,
     done_shards,
+    lock_results,
     read_manifest,
     read_metadata,
     read_tables,
+    release_space,
+    replayed_entries,
+    reserve_space,
     rows_path,
     set_aside,
-    settled_status,
+    set_aside_file,
+    stored_files,
+    stray_files,
     verify_shards,
     write_manifest,
     write_metadata,
@@ -341,7 +357,7 @@ def _now() -> str:
 def _check_jobs(jobs: Any) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not (jobs >= 1 or jobs == -1):
         raise ConfigError(f"jobs must be a whole number >= 1 (or -1: every core), got {jobs!r}")
-    return (os.cpu_count() or 1) if jobs == -1 else jobs
+    return (os.cpu_count() or 1) if jobs == -1 else check_jobs(jobs)
 
 
 def run_experiment(
@@ -376,7 +392,9 @@ def run_experiment(
         Show a progress bar with the time left (on stderr).
     repair : bool
         Move the files of stored shards that fail their check (see Raises) to
-        ``out/damaged/`` and play those shards again, instead of refusing to resume.
+        ``out/damaged/`` and play those shards again, instead of refusing to resume;
+        without a usable manifest, set it aside, play every shard again and record the
+        stored files that hold what the replay gives (the others to ``out/damaged/``).
 
     Returns
     -------
@@ -393,8 +411,12 @@ def run_experiment(
         complexity measures registered, `eleusis_lab.rules.complexity.measures`).
     eleusis_lab.storage.DamagedResults
         A `ConfigError`, before anything is played, for a stored shard file that changed
-        since it was written (truncated, damaged, or another shard's or run's): the
-        message names it and says to run again with ``repair``.
+        since it was written (truncated, damaged, or another shard's or run's), or a
+        file the manifest does not name: the message names it and says to run again
+        with ``repair``. Also `eleusis_lab.storage.BadManifest`, ``BadMetadata`` and
+        ``Unrecorded`` (shard files without a manifest), said the same way.
+    eleusis_lab.storage.FolderLocked
+        A `ConfigError` when another run is writing ``out``.
     RunInterrupted
         On Ctrl-C, after keeping every finished shard; run again to resume.
 
@@ -461,37 +483,78 @@ def _run(
     if scheduler is not None:
         backend = "dask"
     out = Path(out if out is not None else spec.out or Path("results") / spec.name)
+    check_output_folder(out)  # not / nor a project's folder: only new, empty or results
     try:
         out.mkdir(parents=True, exist_ok=True)
+        lock = lock_results(out)  # one run at a time: FolderLocked, one line, for another
+    except OSError as error:
+        raise ConfigError(f"{out}: cannot write results there: {error}") from None
+    with lock:  # released when the run ends; by the system if its process dies first
+        return _run_locked(spec, jobs, out, backend, scheduler, progress, repair)
+
+
+def _ended(run: dict[str, Any]) -> dict[str, Any]:
+    """A past run's entry as the run holding the folder's lock sees it: one still
+    "running" is over, its process gone without a word (killed)."""
+    return {**run, "status": "killed" if run.get("status") == "running" else run.get("status")}
+
+
+def _run_locked(
+    spec: ExperimentSpec,
+    jobs: int,
+    out: Path,
+    backend: str,
+    scheduler: Any,
+    progress: bool,
+    repair: bool,
+) -> _Finished:
+    """`_run` once it holds the folder's lock: check what is stored, play the rest."""
+    try:
         clean_temporary(out)
     except OSError as error:
         raise ConfigError(f"{out}: cannot write results there: {error}") from None
 
     shards = plan_shards(spec)
-    manifest = read_manifest(out)
-    stored, refused = verify_shards(out, [shard.name for shard in shards], manifest)
-    if refused and not repair:
-        raise DamagedResults(out, refused, spec.source)
+    names = [shard.name for shard in shards]
+    try:  # the whole folder is checked before anything is changed
+        previous = read_metadata(out) or {}
+    except BadMetadata:
+        if not repair:
+            raise
+        set_aside_file(out, out / METADATA)
+        previous = {}
+    try:
+        manifest = read_manifest(out, spec.source)
+    except BadManifest:
+        if not repair:
+            raise
+        set_aside_file(out, out / MANIFEST)  # rebuilt below from the files that replay
+        manifest = None
+    rebuild: set[str] = set()  # stored shards no manifest vouches for: replayed, compared
+    if manifest is None:  # a new folder; or its manifest lost, or of an older version
+        found = stored_files(out)
+        if found and not repair:
+            raise Unrecorded(out, found, spec.source)
+        rebuild = {name for name in names if rows_path(out, name).is_file()}
+        stored: dict[str, Any] = {}
+        refused = stray_files(out, None, pending=rebuild)
+        manifest = {"format": FORMAT, "shards": {}}
+    else:
+        stored, refused = verify_shards(out, names, manifest)
+        refused += stray_files(out, manifest, pending=set(names) - set(stored))
+        if refused and not repair:
+            raise DamagedResults(out, refused, spec.source)
     _check_columns(out, stored)
-    if manifest is None:  # a new folder, or one of a version without manifests
-        if stored:
-            warnings.warn(
-                f"{out}: no {MANIFEST} (results of an older version):"
-                f" {plural(len(stored), 'stored shard')} checked to read whole and recorded"
-                " in a new one",
-                UncheckedWarning,
-                stacklevel=2,
-            )
-        manifest = {"format": 1, "shards": {}}
-    manifest["shards"].update(stored)
     for bad in refused:  # the files first: a kill in between leaves the shard unstored
+        if bad.stray:
+            set_aside_file(out, bad.path)
+            continue
         set_aside(out, bad.shard)
         manifest["shards"].pop(bad.shard, None)
     write_manifest(out, manifest)
     todo = [shard for shard in shards if shard.name not in stored]
     if todo:  # the pools' figures serve the rows to write; a finished run reads its own
         _know_pools(spec)
-    previous = read_metadata(out) or {}
     run = {
         "started": _now(),
         "status": "running",
@@ -500,7 +563,8 @@ def _run(
         "scheduler": None if scheduler is None else str(scheduler),
         "shards": len(shards),
         "shards_skipped": len(shards) - len(todo),
-        "shards_repaired": len(refused),
+        "shards_repaired": sum(not bad.stray for bad in refused),
+        **({"shards_rebuilt": 0} if rebuild else {}),  # stored files that replayed the same
         "shards_run": 0,
         "games_run": 0,
         "host": socket.gethostname(),
@@ -517,11 +581,10 @@ def _run(
         "units": spec.units,
         "cells": [{"cell": cell.label, "key": cell.key} for cell in spec.cells],
         "shards": [shard.name for shard in shards],
-        "runs": [
-            *({**past, "status": settled_status(past)} for past in previous.get("runs", [])),
-            run,
-        ],
+        "runs": [*(_ended(past) for past in previous.get("runs", [])), run],
     }
+    # Room for the run's last word (its status) should the disk fill up while it runs.
+    reserve_space(out, 2 * len(json.dumps(metadata, default=str)) + 2**16)
     write_metadata(out, metadata)
 
     from tqdm.auto import tqdm
@@ -545,11 +608,35 @@ def _run(
         run["dask_threads"] = sum(worker.get("nthreads", 0) for worker in workers.values())
         write_metadata(out, metadata)
 
-    def finish(status: str) -> None:
+    def finish(status: str, error: BaseException | None = None) -> None:
         run.update(status=status, finished=_now(), seconds=round(time.perf_counter() - started, 3))
         if run["seconds"] > 0:
             run["games_per_second"] = round(run["games_run"] / run["seconds"], 2)
-        write_metadata(out, metadata)
+        if error is not None:
+            run["error"] = f"{type(error).__name__}: {error}"[:500]
+        try:
+            write_metadata(out, metadata)
+        except OSError as failed:
+            if not disk_full(failed):
+                raise
+            release_space(out)  # the room kept for this last word
+            write_metadata(out, metadata)
+        release_space(out)
+
+    def store(name: str, rows: Any, events: Any) -> None:
+        """Write a shard's files and record them; or, rebuilding a manifest, record the
+        stored ones if they hold what was just played (else set them aside first)."""
+        if name in rebuild:
+            tables = {"rows": rows, **({} if events is None else {"events": events})}
+            kept = replayed_entries(out, name, tables)
+            if kept is not None:
+                manifest["shards"][name] = kept
+                write_manifest(out, manifest)
+                run["shards_rebuilt"] += 1
+                return
+            set_aside(out, name)
+            run["shards_repaired"] += 1
+        write_shard(out, name, rows, events, manifest)
 
     try:
         # Closing the results stops the workers at once, whatever stopped the loop.
@@ -563,7 +650,7 @@ def _run(
         ):
             for result in results:
                 rows = add_rule_figures(result.rows)
-                write_shard(out, result.shard.name, rows, result.events, manifest)
+                store(result.shard.name, rows, result.events)
                 run["shards_run"] += 1
                 run["games_run"] += result.games
                 faults += pc.sum(rows.column("faults")).as_py() or 0
@@ -575,8 +662,8 @@ def _run(
             f"interrupted: {kept} of {plural(len(shards), 'shard')} kept in {out}; run again"
             " to resume"
         ) from None
-    except BaseException:
-        finish("failed")
+    except BaseException as error:
+        finish("disk full" if disk_full(error) else "failed", error)
         raise
     finish("complete")
     names = [shard.name for shard in shards]
@@ -596,15 +683,18 @@ def run_command(args: argparse.Namespace) -> int:
     """
     try:
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UncheckedWarning)
             try:
+                spec, games = args.spec, args.games
+                limit = getattr(args, "decision_limit", None)
+                if limit is not None:  # every game's, as if the spec's [config] said it
+                    spec, games = load_spec(spec, games=games, decision_limit=limit), None
                 done = _run(
-                    args.spec,
+                    spec,
                     jobs=args.jobs,
                     out=args.out,
                     backend=args.backend,
                     scheduler=args.scheduler,
-                    games=args.games,
+                    games=games,
                     progress=not args.quiet,
                     repair=args.repair,
                 )
@@ -616,6 +706,8 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     run = done.run
     resumed = f", {run['shards_skipped']} already stored" if run["shards_skipped"] else ""
+    if "shards_rebuilt" in run:
+        resumed += f", {MANIFEST} rebuilt: {run['shards_rebuilt']} stored replayed the same"
     if run["shards_repaired"]:
         aside = done.out / DAMAGED
         resumed += f", {run['shards_repaired']} damaged played again (old files in {aside})"

@@ -296,6 +296,17 @@ def _same_rule(rule: str, proposal: str) -> bool:
         return False
 
 
+def _told(record: Any, agents: list[Any]) -> list[bool]:
+    """Whether each seat was told the rule, as its game's record says (the engine
+    decided it once, when the game started); `sees_rule` for a record without agents."""
+    described = getattr(record, "agents", None)
+    if described is None and hasattr(record, "agent"):
+        described = (record.agent,)  # solo
+    if described is None or len(described) != len(agents):
+        return [sees_rule(agent) for agent in agents]
+    return [isinstance(info, dict) and info.get("sees_rule") is True for info in described]
+
+
 class _Watch:
     """Watches one seat's agent: when it identifies the rule, and its predictions.
 
@@ -439,7 +450,8 @@ class _ShardPlayer:
         figures = rule_figures(record.rule) if self.figures and rule else None
         faults = [0] * len(agents)
         for fault in getattr(record, "faults", ()):
-            faults[fault.seat] += 1
+            faults[fault.seat] += fault.count  # a retired seat's stop: every call it stands for
+        told = _told(record, agents)
         extra = {name: getattr(outcome, name) for name in _EXTRA_COLUMNS}
         common = {
             "experiment": cell.experiment,
@@ -476,7 +488,7 @@ class _ShardPlayer:
                     "slot": slot,
                     "agent": spec.name,
                     "agent_params": self.params_json[slot],
-                    "sees_rule": sees_rule(agents[seat]),
+                    "sees_rule": told[seat],
                     "score": outcome.scores[seat],
                     "wrong_cards": outcome.wrong_cards[seat],
                     "cards_left": outcome.cards_left[seat],

@@ -37,6 +37,9 @@ The keys
 
     [config]                     # the game's options, e.g. ClassicConfig's
     hand_size = 13
+    decision_limit = 60          # every game's: the hard limit of one call of an agent
+                                 #   (s); a seat stopped there is retired for the rest
+                                 #   of its game; `run --decision-limit S` sets it
 
     [[lineups]]                  # one or more; or a top-level `agents = [...]`, with
                                  #   its `rotate` and `duplicate` beside it
@@ -85,6 +88,7 @@ eleusis_lab.errors.ConfigError: spec: agents[1]: unknown agent 'bayse' (did you 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import hashlib
@@ -92,6 +96,8 @@ import itertools
 import json
 import math
 import numbers
+import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -99,6 +105,7 @@ from pathlib import Path
 from typing import Any
 
 from eleusis_lab.agent import Agent
+from eleusis_lab.engines import MOST_SECONDS, is_seconds
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.table import DEFAULT_GAME, GAMES
 from eleusis_lab.registry import (
@@ -108,7 +115,16 @@ from eleusis_lab.registry import (
     split_params,
 )
 
-__all__ = ["AgentSpec", "Cell", "ExperimentSpec", "Lineup", "load_spec"]
+__all__ = [
+    "AgentSpec",
+    "Cell",
+    "ExperimentSpec",
+    "Lineup",
+    "check_jobs",
+    "check_output_folder",
+    "load_spec",
+    "max_jobs",
+]
 
 #: Version of the rows a cell produces; part of every cell's key, so that shards written
 #: by an older layout are never mistaken for current ones.
@@ -141,6 +157,75 @@ _SEATING_KEYS = ("rotate", "duplicate")
 _LINEUP_KEYS = ("name", "agents", *_SEATING_KEYS)
 _GRID_KEYS = ("game", "players", "seed", "dealer", "config")
 _DEFAULT_SHARD_SIZE = {"game": 100, "match": 10}
+
+# -- bounds: what a spec may ask for; beyond one, a one-line ConfigError that states it --
+
+#: The largest spec file read, in bytes (a spec is a few kilobytes).
+MAX_SPEC_BYTES = 1_000_000
+#: Games per cell, a match's games counted (1,000 times the flagship study's 10,000).
+MAX_GAMES = 10_000_000
+#: Shards of a spec in all: each is a file and an entry of the manifest.
+MAX_SHARDS = 100_000
+#: Cells of a spec: line-ups times the grid's combinations.
+MAX_CELLS = 10_000
+#: Players of a game that sets no maximum of its own.
+MAX_PLAYERS = 1_000
+#: An experiment's name names its folder under ``results/``: letters, digits, ``_`` and,
+#: after the first character, ``- . +`` and spaces; at most 100 characters (no path).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+ -]{0,99}")
+#: Worker processes per core of the machine (`max_jobs`).
+JOBS_PER_CORE = 4
+
+
+def max_jobs() -> int:
+    """The most worker processes a run may start: `JOBS_PER_CORE` per core."""
+    return JOBS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_jobs(jobs: int) -> int:
+    """``jobs`` itself, unless it asks for more worker processes than `max_jobs`."""
+    if jobs > max_jobs():
+        raise ConfigError(
+            f"at most {max_jobs()} worker processes ({JOBS_PER_CORE} per core, and this"
+            f" machine has {os.cpu_count() or 1}), got {jobs}"
+        )
+    return jobs
+
+
+#: What a results folder holds (`eleusis_lab.storage`); hidden files (a run's temporary
+#: files) are no other content either.
+RESULTS_ENTRIES = ("manifest.json", "metadata.json", "rows", "events")
+
+
+def check_output_folder(out: str | Path) -> None:
+    """`ConfigError` for an output folder with other files in it and no results: a run
+    writes its files only into a new or empty folder, or one a run wrote (``--out /``,
+    or a project's folder, would get rows/ and manifest.json mixed into its files).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> check_output_folder(folder)  # empty: fine
+    >>> _ = (folder / "notes.txt").write_text("mine")
+    >>> check_output_folder(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    eleusis_lab.errors.ConfigError: ...: not a results folder: it holds other files (notes.txt); \
+give a new or empty folder, or one an earlier run wrote
+    """
+    path = Path(out)
+    try:
+        if not path.is_dir() or any((path / name).exists() for name in RESULTS_ENTRIES):
+            return
+        with os.scandir(path) as entries:
+            others = [e.name for e in itertools.islice(entries, 1000) if e.name[:1] != "."]
+    except OSError:  # unreadable: creating the folder says why
+        return
+    if others:
+        shown = ", ".join(sorted(others)[:3]) + (", ..." if len(others) > 3 else "")
+        raise ConfigError(
+            f"{out}: not a results folder: it holds other files ({shown}); give a new or"
+            " empty folder, or one an earlier run wrote"
+        )
 
 
 def _suggest(word: str, choices) -> str:
@@ -352,7 +437,8 @@ class ExperimentSpec:
 
     def with_units(self, units: int) -> ExperimentSpec:
         """The same spec with another number of games (or matches) per cell."""
-        _whole(units, "games", self.source, minimum=1)
+        _whole(units, "games", self.source, minimum=1, most=MAX_GAMES)
+        _check_sizes(self.cells, units, "games", self.source)
         _check_deals(self.cells, units, "games", self.source)
         return ExperimentSpec(self.name, self.source, self.cells, units, self.out, self.data)
 
@@ -360,12 +446,54 @@ class ExperimentSpec:
 # -- checking ---------------------------------------------------------------------------
 
 
-def _whole(value: Any, where: str, source: str, minimum: int) -> int:
+def _whole(value: Any, where: str, source: str, minimum: int, most: int | None = None) -> int:
     if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
         raise ConfigError(f"{source}: {where}: expected a whole number, got {value!r}")
     if value < minimum:
         raise ConfigError(f"{source}: {where}: must be >= {minimum}, got {value}")
+    if most is not None and value > most:
+        raise ConfigError(f"{source}: {where}: must be at most {most:,}, got {value:,}")
     return int(value)
+
+
+def _read_spec(path: Path, source: str) -> str:
+    """The text of a spec file, refused unread beyond `MAX_SPEC_BYTES`."""
+    with open(path, "rb") as file:
+        data = file.read(MAX_SPEC_BYTES + 1)
+    if len(data) > MAX_SPEC_BYTES:
+        raise ConfigError(
+            f"{source}: larger than {MAX_SPEC_BYTES:,} bytes, the most a spec may hold"
+            " (eleusis_lab.spec.MAX_SPEC_BYTES)"
+        )
+    return data.decode("utf-8")
+
+
+def _check_name(name: str, where: str, source: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise ConfigError(
+            f"{source}: {where}: {name[:120]!r} cannot name an experiment (it names its folder"
+            " under results/): letters, digits, _ and, after the first, - . + and spaces;"
+            " at most 100 characters"
+        )
+    return name
+
+
+def _check_sizes(cells: Sequence[Cell], units: int, where: str, source: str) -> None:
+    """`ConfigError` for more than `MAX_GAMES` games in a cell, or `MAX_SHARDS` in all."""
+    shards = 0
+    for cell in cells:
+        games = units * cell.games_per_unit
+        if games > MAX_GAMES:
+            raise ConfigError(
+                f"{source}: {where}: {games:,} games in a cell ({units:,} matches of"
+                f" {cell.games_per_unit:,} games), more than {MAX_GAMES:,}"
+            )
+        shards += max(-(-units // cell.shard_size), min(units, 2))
+    if shards > MAX_SHARDS:
+        raise ConfigError(
+            f"{source}: {where}: {shards:,} shards in all (cells times {where} / shard_size),"
+            f" more than {MAX_SHARDS:,}; play fewer or raise shard_size"
+        )
 
 
 def _flag(value: Any, where: str, source: str) -> bool:
@@ -382,10 +510,11 @@ def _isolation(value: Any, source: str) -> float | None:
         return DEFAULT_LIMIT
     if value is False:
         return None
-    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf:
+    if isinstance(value, int | float) and is_seconds(value):
         return float(value)
     raise ConfigError(
-        f"{source}: isolate: expected true, false or a number of seconds > 0, got {value!r}"
+        f"{source}: isolate: expected true, false or a number of seconds > 0 and at most"
+        f" {MOST_SECONDS:g}, got {value!r}"
     )
 
 
@@ -524,14 +653,23 @@ def _games_named(data: Mapping) -> list[str]:
 
 
 def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
-    """The dealer's spec, checked: it builds, and suits every game it deals for."""
+    """The dealer's spec, checked: it builds, and suits every game it deals for.
+
+    A fixed rule (a text, or ``kind = "fixed"``) is checked within the time limit of a
+    rule someone typed (`eleusis_lab.rules.reach.time_limit`): the answer or the budget
+    error within about a second. Never a pool's dealer: building a pool would leave
+    out the rules the limit stops.
+    """
     from eleusis_lab.dealers import make_dealer
+    from eleusis_lab.rules.reach import time_limit
 
     if not isinstance(value, str | Mapping):
         raise ConfigError(f"{source}: {where}: expected a string or a table, got {value!r}")
     value = value if isinstance(value, str) else dict(value)
+    fixed = isinstance(value, str) or value.get("kind") == "fixed"
     try:
-        dealer = make_dealer(copy.deepcopy(value))
+        with time_limit() if fixed else contextlib.nullcontext():
+            dealer = make_dealer(copy.deepcopy(value))
         for game in games:
             GAMES[game].check_dealer(dealer)
     except (ConfigError, ValueError, TypeError, KeyError, LookupError) as error:
@@ -574,7 +712,11 @@ def _grid(data: dict, source: str) -> list[tuple[str, list[Any]]]:
     return axes
 
 
-def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) -> ExperimentSpec:
+def load_spec(
+    spec: str | Path | Mapping[str, Any],
+    games: int | None = None,
+    decision_limit: float | None = None,
+) -> ExperimentSpec:
     """Read, check and expand an experiment spec.
 
     Parameters
@@ -583,6 +725,9 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
         The path of a TOML file, or its contents as a mapping.
     games : int, optional
         Games (or matches) per cell instead of the spec's count, e.g. for a trial run.
+    decision_limit : float, optional
+        Every game's ``decision_limit`` (seconds), as if the spec's ``[config]`` said it
+        (``run --decision-limit S``); a spec whose grid varies it is refused.
 
     Returns
     -------
@@ -604,6 +749,9 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     ...                   "players": 3, "grid": {"config": {"hand_size": [4, 6]}}})
     >>> [cell.config for cell in spec.cells]
     [{'hand_size': 4}, {'hand_size': 6}]
+    >>> load_spec({"games": 5, "dealer": "red(card)", "agents": ["random"] * 2},
+    ...           decision_limit=5.0).cells[0].config
+    {'decision_limit': 5.0}
     """
     if isinstance(spec, Mapping):
         source, data, stem = "spec", copy.deepcopy(dict(spec)), "experiment"
@@ -611,7 +759,7 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
         path = Path(spec)
         source, stem = str(spec), path.stem
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(_read_spec(path, source))
         except FileNotFoundError:
             raise ConfigError(f"{source}: no such spec file") from None
         except (OSError, UnicodeDecodeError) as error:
@@ -621,22 +769,23 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     _unknown_keys(data, _KEYS, "", source)
 
     name = _text(data.get("name", stem), "name", source)
+    _check_name(name, "name" if "name" in data else "name (the file's)", source)
     if "description" in data:
         _text(data["description"], "description", source)
     if ("games" in data) == ("matches" in data):
         raise ConfigError(f"{source}: say how many to play: games = N or matches = N (one of them)")
     unit, count = ("game", "games") if "games" in data else ("match", "matches")
-    units = _whole(data[count], count, source, minimum=1)
+    units = _whole(data[count], count, source, minimum=1, most=MAX_GAMES)
     if games is not None:
         count = "games (override)"
-        units = _whole(games, count, source, minimum=1)
+        units = _whole(games, count, source, minimum=1, most=MAX_GAMES)
     deals = 2
     if "deals_per_player" in data:
         if unit != "match":
             raise ConfigError(f"{source}: deals_per_player: only for matches (matches = N)")
-        deals = _whole(data["deals_per_player"], "deals_per_player", source, 1)
+        deals = _whole(data["deals_per_player"], "deals_per_player", source, 1, MAX_GAMES)
     shard_size = _whole(
-        data.get("shard_size", _DEFAULT_SHARD_SIZE[unit]), "shard_size", source, minimum=1
+        data.get("shard_size", _DEFAULT_SHARD_SIZE[unit]), "shard_size", source, 1, MAX_GAMES
     )
     out = _text(data["out"], "out", source) if "out" in data else None
     events = _flag(data.get("events", False), "events", source)
@@ -661,6 +810,13 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     }
     config = _table(data.get("config", {}), "config", source)
     axes = _grid(data, source)
+    if decision_limit is not None:
+        if any(key == "config.decision_limit" for key, _ in axes):
+            raise ConfigError(
+                f"{source}: grid: varies config.decision_limit, which --decision-limit sets"
+                " for every game; leave out one of them"
+            )
+        config = data["config"] = {**config, "decision_limit": decision_limit}
     grid_games = dict(axes).get("game")
     named = [("game", base["game"])]
     if grid_games is not None:
@@ -673,6 +829,12 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
             )
     games_played = {game for _, game in named}
     lineups = _lineups(data, source, games_played, unit)
+    n_cells = len(lineups) * math.prod(len(values) for _, values in axes)
+    if n_cells > MAX_CELLS:
+        raise ConfigError(
+            f"{source}: grid: {n_cells:,} cells (line-ups times the grid's combinations),"
+            f" more than {MAX_CELLS:,}"
+        )
     for game in sorted(games_played):
         if unit == "match" and not GAMES[game].has_dealer:
             raise ConfigError(
@@ -686,7 +848,9 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
     def check(key: str, value: Any, where: str, game: str) -> Any:
         if key == "players":
             least = 2 if unit == "match" else min(2, fewest_players)
-            return None if value is None else _whole(value, where, source, minimum=least)
+            if value is None:
+                return None
+            return _whole(value, where, source, minimum=least, most=MAX_PLAYERS)
         if key == "seed":
             return _whole(value, where, source, minimum=0)
         if key == "dealer":
@@ -769,5 +933,6 @@ def load_spec(spec: str | Path | Mapping[str, Any], games: int | None = None) ->
             )
     if len({cell.key for cell in cells}) != len(cells):
         raise ConfigError(f"{source}: two cells of the grid have the same settings")
+    _check_sizes(cells, units, count, source)
     _check_deals(cells, units, count, source)
     return ExperimentSpec(name, source, tuple(cells), units, out, data)

@@ -16,6 +16,7 @@ from eleusis_lab.rules.reach import (
     explore,
     random_play_acceptance,
     reachable,
+    time_limit,
 )
 
 ALTERNATE_COLOURS = "color(card) != color(last)"
@@ -360,3 +361,49 @@ def test_a_fixed_dealer_refuses_a_rule_over_budget_with_the_message(monkeypatch)
 
 
 TINY = Budget(states=1_000, seconds=None)
+
+
+# -- issue 26: the time an analysis may take ---------------------------------------------------
+
+
+def test_acceptance_spends_from_the_budget_after_the_exploration():
+    # The exploration cached (as rules show finds it), the 52 plays over its 14 million
+    # transitions took 10 s unchecked: now each play is checked against the budget.
+    rule = parse(HEAVY_RULES[0])
+    reachable(rule)  # explored and cached under the default budget
+    started = time.perf_counter()
+    limit = r"takes more than 0.2 s \(the time limit"
+    with pytest.raises(TooManyContexts, match=limit), time_limit(0.2):
+        random_play_acceptance(rule)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_a_time_limit_bounds_every_analysis_in_its_block_together():
+    rule = parse(HEAVY_RULES[1])
+    started = time.perf_counter()
+    with pytest.raises(TooManyContexts) as caught, time_limit(0.3):
+        complexity(rule)
+    assert time.perf_counter() - started < 2.0
+    assert str(caught.value) == (
+        f"rule {HEAVY_RULES[1]!r} is over the analysis budget: analysing it takes more than"
+        " 0.3 s (the time limit of a rule checked on demand)"
+    )
+    with time_limit(5), time_limit(60):  # an inner limit never extends an outer one
+        assert check_acceptable(parse(ALTERNATE_COLOURS)).acceptable
+    with pytest.raises(ValueError, match="a time limit is a number of seconds > 0"), time_limit(0):
+        pass
+
+
+def test_a_spec_checks_its_fixed_rule_within_the_time_limit():
+    from eleusis_lab.errors import ConfigError
+    from eleusis_lab.spec import load_spec
+
+    started = time.perf_counter()  # a rule no other test explores: nothing cached
+    spec = {"games": 2, "dealer": "length > rank(prev)", "agents": ["random", "random"]}
+    with pytest.raises(ConfigError) as caught:
+        load_spec(spec)
+    assert time.perf_counter() - started < 4.0  # 10 s or more before issue 26
+    assert str(caught.value).startswith(
+        "spec: dealer.rule: rule 'length > rank(prev)' is over the analysis budget: analysing"
+        " it takes more than 1 s"
+    )

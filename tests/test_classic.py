@@ -6,6 +6,7 @@ agents saw the true state, and the end of phase 2 and the scores follow from the
 """
 
 import re
+import signal
 from collections import Counter
 from itertools import chain
 
@@ -642,13 +643,23 @@ def test_on_fault_raise_stops_at_the_first_fault():
         play_classic(RULES[0], [RandomAgent(), RandomAgent()], 0, slow)
 
 
-def test_keyboard_interrupt_is_not_a_fault():
+def test_a_keyboard_interrupt_the_agent_raises_is_a_fault_a_real_one_stops_the_game():
     class Interrupted(Agent):
         def choose_play(self, obs):
             raise KeyboardInterrupt
 
+    record = play_classic(RULES[0], [Interrupted(), RandomAgent()], 0, ClassicConfig(hand_size=2))
+    assert {(f.seat, f.kind, f.message) for f in record.faults} == {
+        (0, "raised", "KeyboardInterrupt: ")
+    }
+
+    class CtrlC(Agent):
+        def choose_play(self, obs):
+            signal.raise_signal(signal.SIGINT)  # as the terminal sends it
+            return obs.hand[0]
+
     with pytest.raises(KeyboardInterrupt):
-        play_classic(RULES[0], [Interrupted(), RandomAgent()], 0)
+        play_classic(RULES[0], [CtrlC(), RandomAgent()], 0)
 
 
 @settings(max_examples=30, deadline=None)

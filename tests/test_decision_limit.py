@@ -1,11 +1,14 @@
 """The decision limit: a call of an agent still running at the game's ``decision_limit``
-is stopped, recorded as a ``stopped`` fault and replaced as a call that raised; the game
-ends and replays clean. Hangs are stopped at limits of a fifth of a second."""
+is stopped, recorded as a ``stopped`` fault and replaced as a call that raised, and its
+seat is retired for the rest of the game (its later calls not made, the one fault
+counting them); the game ends and replays clean. Hangs are stopped at limits of a fifth
+of a second."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import signal
 import threading
 import time
@@ -18,7 +21,7 @@ from eleusis_agents.simple import RandomAgent
 from eleusis_lab.cli import build_parser
 from eleusis_lab.engines import DecisionLimit, DecisionStopped, can_interrupt
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games.classic import ClassicConfig, play_classic
+from eleusis_lab.games.classic import ClassicConfig, classic_deal, play_classic
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.record import replay
 from eleusis_lab.storage import load_results
@@ -39,28 +42,69 @@ SETUPS = {
 }
 
 
+class _BrokenFrom:
+    """Raises at the ``at``-th call of ``method`` and at every call of the game after
+    it, whatever the method: the game a seat retired at that call plays."""
+
+    def start_game(self, info, rng):
+        self.broken_ = False
+        super().start_game(info, rng)
+
+    def _call(self, method: str) -> None:
+        if method == self.method:
+            self.calls_ += 1
+            self.broken_ = self.broken_ or self.calls_ == self.at
+        if self.broken_:
+            raise RuntimeError("broken from its stop on")
+
+    def declare_prophet(self, obs):
+        self._call("declare_prophet")
+        return super().declare_prophet(obs)
+
+    def call_play(self, obs, cards):
+        self._call("call_play")
+        return super().call_play(obs, cards)
+
+    def call_no_play(self, obs, hand):
+        self._call("call_no_play")
+        return super().call_no_play(obs, hand)
+
+
+class BrokenFrom(_BrokenFrom, Hanging):
+    """`Hanging`, raising where it would hang and at every call after."""
+
+
+class BrokenSecretsFrom(_BrokenFrom, HangingSecrets):
+    """`HangingSecrets`, raising where it would hang and at every call after."""
+
+    def answer_duel(self, view, duel):
+        self._call("answer_duel")
+        return super().answer_duel(view, duel)
+
+
 def play(game: str, method: str, how: str, **options):
     """A game of ``game`` whose seat 0 hangs at its second call of ``method`` (its one
-    call of ``start_game``)."""
+    call of ``start_game``); ``how="broken"``: raises there and at every call after."""
     small, others, _ = SETUPS[game]
     kind = GAMES[game]
     config = kind.make_config({**small, "decision_limit": LIMIT, **options})
     at = 1 if method == "start_game" else 2
     if game == "secrets":
-        agents = [HangingSecrets(method, how, at), *(RandomSecretsAgent() for _ in range(3))]
+        seat = BrokenSecretsFrom if how == "broken" else HangingSecrets
+        agents = [seat(method, how, at), *(RandomSecretsAgent() for _ in range(3))]
         return kind.play(None, agents, 3, config)
-    agents = [Hanging(method, how, at), *(RandomAgent() for _ in range(others))]
+    seat = BrokenFrom if how == "broken" else Hanging
+    agents = [seat(method, how, at), *(RandomAgent() for _ in range(others))]
     return kind.play("red(card)", agents, 3, config)
 
 
-def _but_fault_kinds(record) -> dict:
+def _but_faults(record) -> dict:
     """The record as data, without the agents (their parameters say how they fail) and
-    the faults' kinds and messages."""
+    the faults."""
     data = record.to_dict()
     data.pop("agents", None)
     data.pop("agent", None)
-    for fault in data["faults"]:
-        fault["kind"] = fault["message"] = None
+    data.pop("faults")
     return data
 
 
@@ -72,15 +116,19 @@ CASES = [
 
 
 @pytest.mark.parametrize(("game", "method", "how"), CASES)
-def test_a_call_running_at_the_limit_is_stopped_and_replaced_as_a_raised_one(game, method, how):
+def test_a_call_running_at_the_limit_is_stopped_and_its_seat_retired(game, method, how):
     stopped = play(game, method, how)
     (fault,) = stopped.faults
     assert (fault.seat, fault.call, fault.kind, fault.message) == (0, method, "stopped", STOPPED)
     assert replay(stopped) == []
-    # the game went on to its end exactly as after an exception at the same call
-    raised = play(game, method, "raise")
-    assert [fault.kind for fault in raised.faults] == ["raised"]
-    assert _but_fault_kinds(stopped) == _but_fault_kinds(raised)
+    # the game went on to its end exactly as with an agent that raises at the same call
+    # and at every call after it, each a fault there: the one stopped fault counts them
+    broken = play(game, method, "broken")
+    first = broken.faults[0]
+    assert (first.seat, first.call, first.event) == (0, method, fault.event)
+    assert {other.seat for other in broken.faults} == {0}
+    assert fault.count == len(broken.faults) > 1
+    assert _but_faults(stopped) == _but_faults(broken)
 
 
 @pytest.mark.parametrize("game", SETUPS)
@@ -103,8 +151,11 @@ class CatchesEverything(RandomAgent):
 def test_an_agent_that_catches_the_interrupt_is_stopped_all_the_same():
     config = ClassicConfig(hand_size=3, decision_limit=LIMIT)
     record = play_classic("red(card)", [CatchesEverything(), RandomAgent()], 0, config)
-    assert {(fault.seat, fault.kind) for fault in record.faults} == {(0, "stopped")}
-    assert len(record.faults) == 3  # each of its plays, and each replaced by the first card
+    (fault,) = record.faults
+    assert (fault.seat, fault.kind, fault.event) == (0, "stopped", 0)
+    assert fault.count == 3  # each of its plays, and each replaced by the first card
+    _, hands, _ = classic_deal(0, 2, 3)
+    assert [e.card for e in record.events if e.seat == 0 and e.phase == 1] == list(hands[0])
     assert replay(record) == []
 
 
@@ -184,19 +235,39 @@ def test_a_stop_names_the_limit_and_the_replay_wants_a_limit():
     assert replay(unlimited) == ["a stopped fault is recorded, but the game had no decision limit"]
 
 
-def test_a_run_with_a_hanging_agent_completes_and_counts_its_faults(tmp_path, capsys):
-    spec = tmp_path / "hanging.toml"
+def _run(tmp_path, agent: str, how: str, config: str, *flags: str):
+    """The results of a run of 2 games of ``agent`` (hanging or raising at its second
+    play) against random."""
+    spec = tmp_path / f"{how}.toml"
     spec.write_text(
-        'name = "hanging"\ngames = 2\nseed = 1\ndealer = "suit_cycle"\n'
-        'agents = [{name = "runner_agents:Hanging", how = "loop", at = 2}, "random"]\n'
-        f"config = {{hand_size = 4, decision_limit = {LIMIT}}}\n"
+        f'name = "{how}"\ngames = 2\nseed = 1\ndealer = "suit_cycle"\n'
+        f'agents = [{{name = "{agent}", how = "{how}", at = 2}}, "random"]\n'
+        f"config = {{{config}}}\n"
     )
-    args = build_parser().parse_args(["run", str(spec), "--out", str(tmp_path / "out"), "--quiet"])
+    argv = ["run", str(spec), "--out", str(tmp_path / how), "--quiet", *flags]
+    args = build_parser().parse_args(argv)
     assert args.run(args) == 0
-    assert "warning: agents faulted 2 times" in capsys.readouterr().err
-    table = load_results(tmp_path / "out")
-    faults = table.groupby(table["agent"].str.contains("Hanging"))["faults"].sum()
-    assert faults.to_dict() == {False: 0, True: 2}
+    return load_results(tmp_path / how)
+
+
+def test_a_run_with_a_hanging_agent_completes_and_counts_its_faults(tmp_path, capsys):
+    limit = ("--decision-limit", str(LIMIT))
+    hanging = _run(tmp_path, "runner_agents:Hanging", "loop", "hand_size = 4", *limit)
+    stops = capsys.readouterr().err
+    config = f"hand_size = 4, decision_limit = {LIMIT}"
+    broken = _run(tmp_path, "test_decision_limit:BrokenFrom", "broken", config)
+    raised = capsys.readouterr().err
+    # the flag set every game's limit, as the spec's config would
+    assert set(hanging["config"]) == set(broken["config"])
+    assert {json.loads(config)["decision_limit"] for config in hanging["config"]} == {LIMIT}
+    # a stopped seat is retired: its rows are those of a seat that raises from there on,
+    # its faults counting every call it was not asked
+    columns = ["game", "seat", "score", "wrong_cards", "cards_left", "plays", "faults"]
+    assert hanging[columns].equals(broken[columns])
+    total = int(broken["faults"].sum())
+    assert total > 2 and stops == raised == (
+        f"warning: agents faulted {total} times in the 2 games played (see the faults column)\n"
+    )
 
 
 @pytest.mark.parametrize(("agents", "limit"), [("human,random", None), ("random,random", 60.0)])

@@ -8,6 +8,7 @@ and scores follow from the tokens.
 
 import json
 import math
+import signal
 from collections import Counter
 
 import numpy as np
@@ -469,13 +470,24 @@ def test_on_fault_raise_stops_at_the_first_fault():
         play_delphi(RULES[0], [Watcher()], 0, DelphiConfig("raise", 1e-9))
 
 
-def test_keyboard_interrupt_is_not_a_fault():
+def test_a_keyboard_interrupt_the_agent_raises_is_a_fault_a_real_one_stops_the_game():
     class Interrupted(Watcher):
         def predict(self, obs, cards):
             raise KeyboardInterrupt
 
+    record = play_delphi(RULES[0], [Interrupted()], 0)
+    assert {(f.kind, f.call, f.message) for f in record.faults} == {
+        ("raised", "predict", "KeyboardInterrupt: ")
+    }
+    assert len(record.faults) == 51 and replay(record) == []
+
+    class CtrlC(Watcher):
+        def predict(self, obs, cards):
+            signal.raise_signal(signal.SIGINT)  # as the terminal sends it
+            return [0.5]
+
     with pytest.raises(KeyboardInterrupt):
-        play_delphi(RULES[0], [Interrupted()], 0)
+        play_delphi(RULES[0], [CtrlC()], 0)
 
 
 # -- configuration errors ------------------------------------------------------------------

@@ -244,7 +244,8 @@ def test_an_installed_dealer_kind_and_measure_are_found_by_name(installed, capsy
     dealer = make_dealer({"kind": "reds"})
     assert dealer.get_params() == {"kind": "reds", "colour": "red"}
     assert measure_names()[-1] == "text_length"
-    table = run_experiment(spec(dealer={"kind": "reds"}), out=tmp_path, progress=False)
+    # (tmp_path holds the installed package: results go in a folder of their own)
+    table = run_experiment(spec(dealer={"kind": "reds"}), out=tmp_path / "out", progress=False)
     assert (table["rule"] == "red(card)").all() and (table["rule_text_length"] == 9).all()
     code, out, _ = cli(capsys, "list", "dealers")
     assert code == 0 and out.splitlines()[-1].split(None, 1) == [

@@ -13,13 +13,13 @@ import pytest
 
 from eleusis_lab import load_events, load_results, run_experiment
 from eleusis_lab.cli import main
-from eleusis_lab.errors import ConfigError
 from eleusis_lab.shards import TIMING_COLUMNS
 from eleusis_lab.storage import (
     MANIFEST,
     SHARD_KEY,
+    BadManifest,
     DamagedResults,
-    UncheckedWarning,
+    Unrecorded,
     done_shards,
     events_path,
     read_manifest,
@@ -219,40 +219,65 @@ def test_a_deleted_file_is_played_again_without_repair(copy, pristine):
     pd.testing.assert_frame_equal(stable(resumed), stable(pristine[2]))
 
 
-def test_a_file_the_manifest_does_not_name_is_not_stored(copy, pristine):
+def test_a_file_the_manifest_does_not_name_is_refused_until_a_run_replays_it(copy, pristine):
     """As after a kill between writing a shard's files and recording them."""
     spec, out, names = copy
     manifest = json.loads((out / MANIFEST).read_text())
     del manifest["shards"][names[3]]
     (out / MANIFEST).write_text(json.dumps(manifest))
     assert names[3] not in done_shards(out)
-    assert len(load_results(out)) == len(pristine[2]) - 4
-    resumed = run_experiment(spec, out=out, progress=False)
+    with pytest.raises(DamagedResults, match=r"not in manifest.json: .* \(and 1 more file\)"):
+        load_results(out)  # pyarrow.parquet.read_table(out / "rows") would read it
+    resumed = run_experiment(spec, out=out, progress=False)  # no repair needed: replayed
     assert resumed.attrs["shards_run"] == 1
     pd.testing.assert_frame_equal(stable(resumed), stable(pristine[2]))
+    assert not (out / "damaged").exists()
+    pd.testing.assert_frame_equal(stable(load_results(out)), stable(pristine[2]))
 
 
-def test_results_without_a_manifest_are_read_with_a_warning_then_recorded(copy, pristine, capsys):
+def test_results_without_a_manifest_are_refused_until_repair_rebuilds_it(copy, pristine, capsys):
     spec, out, names = copy
     (out / MANIFEST).unlink()
-    with pytest.warns(UncheckedWarning, match="no manifest.json"):
-        assert len(load_results(out)) == len(pristine[2])
-    assert done_shards(out) == set(names)
+    with pytest.raises(Unrecorded, match="no manifest.json, yet 8 files in rows/ and events/"):
+        load_results(out)
+    assert resume(spec, out) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and f"eleusis-lab run {spec} --out {out} --repair" in line
+    assert not (out / MANIFEST).exists()
 
-    assert resume(spec, out) == 0
-    captured = capsys.readouterr()
-    assert captured.err == (
-        f"warning: {out}: no manifest.json (results of an older version): 4 stored shards"
-        " checked to read whole and recorded in a new one\n"
-    )
+    before = {path: path.read_bytes() for path in out.glob("*/*.parquet")}
+    assert resume(spec, out, "--repair") == 0
+    assert "manifest.json rebuilt: 4 stored replayed the same" in capsys.readouterr().out
     assert sorted(read_manifest(out)["shards"]) == sorted(names)
+    assert {path: path.read_bytes() for path in out.glob("*/*.parquet")} == before  # kept
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        load_results(out)  # checked now, without a warning
+        pd.testing.assert_frame_equal(load_results(out), load_results(pristine[1]))
     path = rows_path(out, names[0])
     path.write_bytes(path.read_bytes()[:-1])
     with pytest.raises(DamagedResults):
         load_results(out)
+
+
+def test_a_score_edited_then_the_manifest_deleted_is_not_recorded(copy, pristine, capsys):
+    """The issue's reproduction: the edited table must not go into a new manifest."""
+    spec, out, names = copy
+    path = rows_path(out, names[1])
+    table = pq.read_table(path)
+    at = table.schema.get_field_index("score")
+    pq.write_table(
+        table.set_column(at, "score", [[s + 1 for s in table["score"].to_pylist()]]), path
+    )
+    edited = path.read_bytes()
+    (out / MANIFEST).unlink()
+    assert resume(spec, out) == 2
+    assert "nothing vouches for their contents" in capsys.readouterr().err
+
+    assert resume(spec, out, "--repair") == 0
+    summary = capsys.readouterr().out
+    assert "rebuilt: 3 stored replayed the same, 1 damaged played again" in summary
+    assert (out / "damaged" / "rows" / path.name).read_bytes() == edited
+    pd.testing.assert_frame_equal(stable(load_results(out)), stable(pristine[2]))
 
 
 def test_a_broken_shard_without_a_manifest_is_refused(copy, capsys):
@@ -261,10 +286,13 @@ def test_a_broken_shard_without_a_manifest_is_refused(copy, capsys):
     path = rows_path(out, names[2])
     path.write_bytes(path.read_bytes()[:100])
     assert resume(spec, out) == 2
-    assert "not a whole Parquet file" in refusal(capsys, path)
+    err = capsys.readouterr().err
+    assert err.startswith(f"eleusis-lab: {out}: no manifest.json") and err.count("\n") == 1
     assert not (out / MANIFEST).exists()
     assert resume(spec, out, "--repair") == 0
     assert sorted(read_manifest(out)["shards"]) == sorted(names)
+    assert (out / "damaged" / "rows" / path.name).stat().st_size == 100
+    assert len(load_results(out)) == 16
 
 
 def test_an_unreadable_manifest_is_one_line_saying_what_to_do(copy, capsys):
@@ -273,6 +301,9 @@ def test_an_unreadable_manifest_is_one_line_saying_what_to_do(copy, capsys):
     assert resume(spec, out) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"eleusis-lab: {out / MANIFEST}: unreadable manifest")
-    assert "delete it and run the experiment again" in err and err.count("\n") == 1
-    with pytest.raises(ConfigError, match="unreadable manifest"):
+    assert f"eleusis-lab run {spec} --out {out} --repair" in err and err.count("\n") == 1
+    with pytest.raises(BadManifest, match="unreadable manifest"):
         load_results(out)
+    assert resume(spec, out, "--repair") == 0
+    assert (out / "damaged" / MANIFEST).read_text() == '{"shards": {"x": 1}}'
+    assert len(load_results(out)) == 16

@@ -1,6 +1,9 @@
 """Agents in processes of their own: the same games, nothing of the engine to read,
 decisions that hang stopped."""
 
+import os
+from pathlib import Path
+
 import pytest
 
 from eleusis_lab.agent import clone
@@ -91,3 +94,142 @@ def test_a_spec_plays_isolated_with_the_same_rows(tmp_path):
     assert load_spec({**spec, "isolate": 5}).cells[0].isolate == 5.0
     with pytest.raises(ConfigError, match="isolate: expected true, false or a number"):
         load_spec({**spec, "isolate": "yes"})
+
+
+# -- what crosses the pipe: no code of the agent runs in the engine's process ----------
+
+
+def test_an_answer_that_would_run_code_where_it_is_read_is_refused(tmp_path):
+    classic = GAMES["classic"]
+    marker = tmp_path / "made-by-the-answer"
+    agent = isolated("tests.hostile_agents:ReducingAnswer", {"marker": str(marker)})
+    record = classic.play("red(card)", [agent, make_agent("random")], 0, classic.config_type())
+    assert "its answer to choose_play was refused" in record.faults[0].message
+    assert "os.makedirs, which an agent may not send" in record.faults[0].message
+    assert not marker.exists()  # the engine's process never ran it
+
+
+def test_the_parameters_are_read_in_the_agents_process(tmp_path):
+    import os
+
+    marker = tmp_path / "readers"
+    agent = isolated("tests.hostile_agents:ParamsSpy", {"marker": str(marker)})
+    assert agent.get_params() == {"marker": str(marker)}
+    classic = GAMES["classic"]
+    classic.play("red(card)", [agent, make_agent("random")], 0, classic.config_type())
+    readers = set(marker.read_text().split())
+    assert readers and str(os.getpid()) not in readers
+
+
+def test_half_a_message_is_stopped_at_the_isolation_limit():
+    import time
+
+    classic = GAMES["classic"]
+    agent = isolated("tests.hostile_agents:HalfMessage", limit=0.5)
+    started = time.monotonic()
+    record = classic.play("red(card)", [agent, make_agent("random")], 0, classic.config_type())
+    assert record.faults[0].message == "AgentStopped: no answer to choose_play within 0.5 s"
+    assert time.monotonic() - started < 30  # once, not at every decision of the game
+
+
+def test_isolated_agents_play_in_workers_as_in_one_process(tmp_path):
+    spec = {
+        "game": "classic",
+        "games": 4,
+        "shard_size": 1,
+        "players": 2,
+        "isolate": True,
+        "dealer": {"kind": "catalog", "rules": ["red_only", "suit_cycle"]},
+        "agents": ["bayes", "random"],
+    }
+    one = run_experiment(spec, out=tmp_path / "one", progress=False)
+    two = run_experiment(spec, jobs=2, out=tmp_path / "two", progress=False)
+    columns = [c for c in one.columns if c != "wall_time"]
+    assert one[columns].equals(two[columns])
+    assert (two["faults"] == 0).all()
+
+
+def test_an_agents_process_dies_with_its_parent(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "from eleusis_lab.games.table import GAMES\n"
+        "from eleusis_lab.isolation import isolated\n"
+        "from eleusis_lab.registry import make_agent\n"
+        "classic = GAMES['classic']\n"
+        "seats = [isolated('tests.runner_agents:Hanging', {'how': 'loop'}), make_agent('random')]\n"
+        "classic.play('red(card)', seats, 0, classic.config_type())\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent)
+    try:
+        children = _wait_for_children(parent.pid)
+        assert children, "the agent's process did not start"
+        time.sleep(1)  # the agent is looping in its decision
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in children)
+    finally:
+        parent.kill()
+
+
+def _wait_for_children(pid: int) -> list[int]:
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        children = [
+            int(entry.name)
+            for entry in Path("/proc").iterdir()
+            if entry.name.isdigit() and _parent_of(entry) == pid
+        ]
+        if children:
+            return children
+        time.sleep(0.2)
+    return []
+
+
+def _parent_of(entry: Path) -> int | None:
+    try:
+        stat = (entry / "stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("processes", [False, True])
+def test_isolated_agents_play_on_dask_workers_as_in_one_process(tmp_path, processes):
+    distributed = pytest.importorskip("distributed")
+    spec = {
+        "game": "classic",
+        "games": 4,
+        "shard_size": 1,
+        "players": 2,
+        "isolate": True,
+        "dealer": {"kind": "catalog", "rules": ["red_only", "suit_cycle"]},
+        "agents": ["bayes", "random"],
+    }
+    one = run_experiment(spec, out=tmp_path / "one", progress=False)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_dask = run_experiment(spec, out=tmp_path / "dask", scheduler=client, progress=False)
+    columns = [c for c in one.columns if c != "wall_time"]
+    assert one[columns].equals(on_dask[columns])
+    assert (on_dask["faults"] == 0).all()

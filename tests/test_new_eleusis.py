@@ -1301,5 +1301,7 @@ def test_a_low_stock_no_deck_can_lift_is_refused_in_play_and_in_replay():
     )
     data = json.loads(record.to_json())
     data["config"]["low_stock"] = 10**30
-    problems = replay_new_eleusis(read_record(json.dumps(data)))
+    with pytest.raises(RecordError, match="config: low_stock must be at most 51"):
+        read_record(json.dumps(data))  # a record's options are checked as it is read
+    problems = replay_new_eleusis(record.replace(config={**record.config, "low_stock": 10**30}))
     assert len(problems) == 1 and "low_stock must be at most 51" in problems[0]

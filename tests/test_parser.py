@@ -304,6 +304,23 @@ def test_rule_text_must_be_a_string():
         parse_expr(3)
 
 
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [
+        ("rank(card) == 1\u0661", 16),  # issue 26: an Arabic-Indic one read 11
+        ("rank(card) == \u0663", 15),  # an Arabic-Indic three
+        ("rank(card) == \uff11", 15),  # a fullwidth one
+        ("rank(card) == 1\U0001d7cf", 16),  # a mathematical bold one
+        ("red(card\u00e9)", 9),  # a name is ASCII too
+    ],
+)
+def test_numbers_and_names_are_ascii_only(text, column):
+    with pytest.raises(RuleSyntaxError) as caught:
+        parse(text)
+    assert caught.value.message == f"unexpected character {text[column - 1]!r}"
+    assert caught.value.column == column
+
+
 # -- no eval or exec ---------------------------------------------------------------------
 
 LANGUAGE_MODULES = ["ast", "parser", "printer", "check", "evaluate", "context", "rule", "catalog"]

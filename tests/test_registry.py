@@ -109,3 +109,66 @@ def test_parameters_in_the_spec():
 def test_bad_parameters_in_the_spec_are_parsed_not_run(spec, message):
     with pytest.raises(AgentSpecError, match=message):
         make_agent(spec)
+
+
+# -- issue 26: agent strings an adversary writes ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (".x:X", "the module '.x' is not a module name"),
+        ("../etc:passwd", "the module '../etc' is not a module name"),
+        ("..eleusis_agents.simple:RandomAgent", "is not a module name"),
+        ("/etc/passwd:X", "is not a module name"),
+        ("eleusis agents:X", "is not a module name"),
+        ("eleusis_agents.simple:Random Agent", "the class 'Random Agent' is not a class name"),
+    ],
+)
+def test_a_module_that_is_no_module_name_is_refused_in_one_line_unimported(spec, message):
+    with pytest.raises(AgentSpecError, match=message) as caught:
+        make_agent(spec)
+    assert "\n" not in str(caught.value) and repr(spec) in str(caught.value)
+
+
+def test_a_module_that_raises_on_import_is_one_line(tmp_path, monkeypatch):
+    (tmp_path / "explodes_on_import.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AgentSpecError) as caught:
+        make_agent("explodes_on_import:Agent")
+    assert str(caught.value) == (
+        "agent 'explodes_on_import:Agent': cannot import module 'explodes_on_import':"
+        " RuntimeError: boom"
+    )
+
+
+@pytest.mark.parametrize(
+    "spec", ["bayes(noise=0.1, noise=0.2)", "oracle(choice=first, choice=random)"]
+)
+def test_a_parameter_given_twice_is_refused(spec):
+    name = spec.split("(")[1].split("=")[0]
+    with pytest.raises(AgentSpecError, match=f"the parameter '{name}' is given twice"):
+        make_agent(spec)
+    with pytest.raises(AgentSpecError, match="given twice"):
+        split_params(spec)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--agents", ".x:X", "--seed", "1"],
+        ["play", "--agents", "../etc:passwd", "--seed", "1"],
+        ["play", "--agents", ".x:X", "--seed", "1", "--isolate"],
+        ["bench", "agents", "--agents", ".x:X"],
+        ["bench", "agents", "--agents", "random,../etc:passwd"],
+        ["play", "--agents", "bayes(noise=0.1, noise=0.2),random", "--seed", "1"],
+        ["bench", "agents", "--agents", "oracle(choice=first, choice=first)"],
+    ],
+)
+def test_the_command_line_says_so_in_one_line_exit_2(capsys, argv):
+    from eleusis_lab.cli import main
+
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("eleusis-lab: ") and err.count("\n") == 1
+    assert "is not a module name" in err or "is given twice" in err

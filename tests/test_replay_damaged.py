@@ -2,6 +2,7 @@
 never a traceback."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +100,60 @@ def test_a_secrets_seat_out_of_range_is_one_line(capsys, tmp_path, records):
     path = tmp_path / "damaged.json"
     changed = _changed(records["secrets"], ("steps", 0, "seat"), 10**30)
     assert _check(capsys, path, json.dumps(changed)) == 2
+
+
+# -- issue 26: fields of the wrong type, unknown options, agents that are none -------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "at", "value", "says"),
+    [
+        ("classic", ("seed",), "3", "seed: expected a whole number >= 0, got '3'"),
+        ("classic", ("events", 0, "right"), "yes", "an event's right: expected true or false"),
+        ("classic", ("config", "junk"), 1, "config: classic has no option 'junk'"),
+        ("classic", ("config", "max_turns"), 10**12, "max_turns must be at most 100,000"),
+        ("classic", ("agents", 1, "spec"), "os:system", "'os' is a module of Python's own"),
+        ("classic", ("agents", 0, "spec"), "../etc:passwd", "is not a module name"),
+        ("classic", ("rule",), ["red(card)"], "rule: expected rule text"),
+        ("solo", ("seed",), 2.0, "seed: expected a whole number"),
+        ("solo", ("agent", "spec"), "subprocess:Popen", "a module of Python's own"),
+        ("solo", ("events", 0, "right"), 1, "an event's right: expected true or false, got 1"),
+        ("solo", ("config", "max_turns"), 10**9, "max_turns must be at most 100,000"),
+        ("secrets", ("seed",), "4", "seed: expected a whole number >= 0, got '4'"),
+        ("secrets", ("config", "spend_specials"), True, "did you mean 'spend_special'?"),
+        ("secrets", ("agents", 2, "spec"), "builtins:eval", "a module of Python's own"),
+    ],
+)
+def test_a_malformed_field_is_exit_2_in_one_line(capsys, tmp_path, records, game, at, value, says):
+    path = tmp_path / "malformed.json"
+    assert _check(capsys, path, json.dumps(_changed(records[game], at, value))) == 2
+    path.write_text(json.dumps(_changed(records[game], at, value)))
+    main(["replay", str(path)])
+    assert says in capsys.readouterr().err
+
+
+def test_a_match_checks_its_seed_and_participants(capsys, tmp_path):
+    path = tmp_path / "match.json"
+    argv = ["play", "--match", "--agents", "random,random,oracle", "--seed", "1"]
+    assert main([*argv, "--json", str(path)]) == 0
+    capsys.readouterr()
+    match = json.loads(path.read_text())
+    for at, value in ((("seed",), "1"), (("participants", 0, "spec"), "os:system")):
+        assert _check(capsys, path, json.dumps(_changed(match, at, value))) == 2
+
+
+def test_a_record_is_refused_unread_beyond_its_bound(capsys, tmp_path, records, monkeypatch):
+    from eleusis_lab import record
+
+    path = tmp_path / "record.json"
+    text = json.dumps(records["classic"])
+    monkeypatch.setattr(record, "MAX_RECORD_BYTES", len(text) - 1)
+    assert _check(capsys, path, text) == 2
+    main(["replay", str(path)])
+    assert f"larger than {len(text) - 1:,} bytes, the most a record may hold" in (
+        capsys.readouterr().err
+    )
+    monkeypatch.undo()
+    if Path("/dev/zero").exists():  # issue 26's /dev/zero, read until the OOM killer came
+        assert main(["replay", "/dev/zero"]) == 2
+        assert "larger than 50,000,000 bytes" in capsys.readouterr().err

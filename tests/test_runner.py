@@ -271,7 +271,10 @@ def test_resume_runs_only_the_missing_shards(tmp_path):
     )
     (tmp_path / "rows" / f".tmp-{int(dead.stdout)}-x.parquet.y").write_bytes(b"junk")
     (tmp_path / "rows" / f".tmp-{os.getpid()}-x.parquet.y").write_bytes(b"a live writer's")
-    rows_path(tmp_path, "stale").write_bytes(b"")  # another spec's shard: not read
+    rows_path(tmp_path, "stale").write_bytes(b"")  # no manifest names it: refused
+    with pytest.raises(storage.DamagedResults, match="stale.parquet: not in manifest.json"):
+        run_experiment(small(), out=tmp_path, progress=False, games=12)
+    rows_path(tmp_path, "stale").unlink()
     second = run_experiment(small(), out=tmp_path, progress=False, games=12)
     # the shards [0, 4) and [4, 8) of each cell are the same with 8 or 12 games: kept
     assert (second.attrs["shards_run"], second.attrs["shards_skipped"]) == (4, 8)

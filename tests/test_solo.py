@@ -764,6 +764,9 @@ def test_bad_settings_raise_config_errors():
     ):
         with pytest.raises(ConfigError):
             SoloConfig(**bad)
+    for name in ("judge_plays", "simulation_games"):
+        with pytest.raises(ConfigError, match=f"^{name} must be at most 100,000, got 10000000$"):
+            SoloConfig(**{name: 10**7})
     with pytest.raises(ConfigError):
         play_solo("red(card)", "random", seed=0)
     with pytest.raises(ConfigError):

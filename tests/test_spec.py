@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import time
+from pathlib import Path
 
 import pytest
 
@@ -349,3 +351,116 @@ def test_a_cell_key_changes_with_any_setting_that_shapes_its_rows():
     assert load_spec(base(games=99)).cells[0].key == key  # the count is not a setting
     # the defaults written out are the defaults: the keys of older specs stay
     assert load_spec(base(rotate=True, duplicate=False)).cells[0].key == key
+
+
+# -- issue 26: bounded inputs -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["../../escape", "/tmp/absolute", "a/b", ".hidden", "-flag", "x" * 101, "tab\there"]
+)
+def test_a_name_that_could_leave_results_is_refused(name):
+    text = message(base(name=name))
+    assert text.startswith(f"spec: name: {name!r} cannot name an experiment")
+    assert "letters, digits, _" in text and "\n" not in text
+
+
+@pytest.mark.parametrize("name", ["rule_complexity", "my run 2", "v1.2-b+c", "_x", "x" * 100])
+def test_a_name_of_the_safe_pattern_is_kept(name):
+    assert load_spec(base(name=name)).name == name
+
+
+def test_a_file_stem_is_held_to_the_same_pattern(tmp_path):
+    path = tmp_path / "-x.toml"
+    path.write_text('games = 2\ndealer = "red(card)"\nagents = ["random", "random"]\n')
+    assert "name (the file's): '-x' cannot name an experiment" in message(path)
+
+
+def test_a_huge_game_count_is_refused_at_once():
+    # issue 26: plan_shards ran for ever while memory grew
+    started = time.perf_counter()
+    assert message(base(games=99999999999999999)) == (
+        "spec: games: must be at most 10,000,000, got 99,999,999,999,999,999"
+    )
+    assert message(base(), games=10**12).startswith("spec: games (override): must be at most")
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_match_counts_its_games_and_the_shards_are_bounded():
+    spec = base(games=None, matches=10_000, deals_per_player=1_000, players=3)
+    assert message(spec) == (
+        "spec: matches: 30,000,000 games in a cell (10,000 matches of 3,000 games), more than"
+        " 10,000,000"
+    )
+    spec = base(games=100_000, shard_size=1, grid={"seed": [1, 2]})
+    assert message(spec) == (
+        "spec: games: 200,000 shards in all (cells times games / shard_size), more than 100,000;"
+        " play fewer or raise shard_size"
+    )
+    loaded = load_spec(base(games=4))
+    with pytest.raises(ConfigError, match="must be at most 10,000,000"):
+        loaded.with_units(10**9)
+
+
+def test_cells_and_players_are_bounded():
+    grid = {"seed": list(range(5001)), "config": {"retry_in_turn": [False, True]}}
+    assert message(base(grid=grid)) == (
+        "spec: grid: 10,002 cells (line-ups times the grid's combinations), more than 10,000"
+    )
+    assert message(base(players=10**9)) == "spec: players: must be at most 1,000, got 1,000,000,000"
+
+
+def test_a_huge_max_turns_is_refused():
+    text = message(base(config={"max_turns": 10**12}))
+    assert text == "spec: config: classic: max_turns must be at most 100,000, got 1,000,000,000,000"
+
+
+def test_a_spec_file_is_refused_unread_beyond_its_bound(tmp_path):
+    from eleusis_lab.spec import MAX_SPEC_BYTES
+
+    path = tmp_path / "big.toml"
+    path.write_text("#" * MAX_SPEC_BYTES + '\ngames = 2\ndealer = "red(card)"\n')
+    bound = f"{path}: larger than 1,000,000 bytes, the most a spec may hold"
+    assert message(path).startswith(bound)
+    if Path("/dev/zero").exists():  # issue 26: read until the OOM killer came
+        assert message("/dev/zero").startswith("/dev/zero: larger than 1,000,000 bytes")
+
+
+def _run_cli(capsys, *argv):
+    from eleusis_lab.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_jobs_are_bounded_by_the_cores(capsys, tmp_path):
+    from eleusis_lab.runner import run_experiment
+    from eleusis_lab.spec import max_jobs
+
+    path = tmp_path / "spec.toml"
+    path.write_text('games = 2\ndealer = "red(card)"\nagents = ["random", "random"]\n')
+    with pytest.raises(SystemExit) as exited:  # argparse's error: one line, exit 2
+        _run_cli(capsys, "run", str(path), "--jobs", "1000", "--out", str(tmp_path))
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and out == "" and err.count("\n") == 1
+    assert f"argument --jobs: at most {max_jobs()} worker processes (4 per core" in err
+    assert not (tmp_path / "manifest.json").exists()
+    with pytest.raises(ConfigError, match=f"at most {max_jobs()} worker processes"):
+        run_experiment(base(), jobs=max_jobs() + 1, out=tmp_path / "api", progress=False)
+
+
+def test_results_go_only_into_a_new_empty_or_results_folder(capsys, tmp_path):
+    path = tmp_path / "spec.toml"
+    path.write_text('games = 2\ndealer = "red(card)"\nagents = ["random", "random"]\n')
+    # issue 26: --out / wrote rows/ and manifest.json into /; the folder of the spec too
+    for folder in ("/", str(tmp_path)):
+        code, out, err = _run_cli(capsys, "run", str(path), "--out", folder, "--quiet")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"eleusis-lab: {folder}: not a results folder: it holds other files")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.toml"]
+    fresh = tmp_path / "fresh"
+    for _ in range(2):  # a new folder, then the results folder it became
+        assert _run_cli(capsys, "run", str(path), "--out", str(fresh), "--quiet")[0] == 0
+    (tmp_path / "empty").mkdir()
+    assert _run_cli(capsys, "run", str(path), "--out", str(tmp_path / "empty"), "--quiet")[0] == 0

@@ -38,9 +38,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from eleusis_lab.agent import Agent
-from eleusis_lab.engines import check_seed, is_int
+from eleusis_lab.engines import check_seed, describe_seat, is_int
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.record import RecordError, complexity_lines, describe_agent, jsonable
+from eleusis_lab.record import (
+    RecordError,
+    agent_from_dict,
+    complexity_lines,
+    jsonable,
+    whole_field,
+)
 from eleusis_lab.rules import Rule, parse
 
 __all__ = [
@@ -170,8 +176,8 @@ class MatchResult:
     def from_dict(cls, data: dict[str, Any]) -> MatchResult:
         """Read a match from `to_dict` data (or a match written before ``format``)."""
         return cls(
-            seed=data["seed"],
-            participants=tuple(data["participants"]),
+            seed=whole_field(data["seed"], "seed"),
+            participants=tuple(agent_from_dict(agent) for agent in data["participants"]),
             games=tuple(cls.record_type.from_dict(game) for game in data["games"]),
             dealers=tuple(data["dealers"]),
             seats=tuple(tuple(seats) for seats in data["seats"]),
@@ -227,7 +233,7 @@ def rotate_deal(
     sums = result_type.score_totals(n, dealers, seats_per_game, records)
     return result_type(
         seed=seed,
-        participants=tuple(describe_agent(agent) for agent in agents),
+        participants=tuple(describe_seat(agent) for agent in agents),
         games=tuple(records),
         dealers=tuple(dealers),
         seats=tuple(seats_per_game),

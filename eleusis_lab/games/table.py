@@ -78,10 +78,14 @@ from eleusis_lab.rules import Rule
 if TYPE_CHECKING:
     from eleusis_lab.stopped import GameSoFar
 
+#: The most turns a game's ``max_turns`` may allow (the games' defaults: 30 to 3,000).
+MAX_TURNS = 100_000
+
 __all__ = [
     "DEFAULT_GAME",
     "GAMES",
     "GAME_GROUP",
+    "MAX_TURNS",
     "GameType",
     "Outcome",
     "dealable_rules",
@@ -411,7 +415,8 @@ eleusis_lab.games.solo.decisions.SoloDecisions)"
         return [rule for rule in rules if not self.main_line_only or "outcome" not in rule.slots]
 
     def make_config(self, options: Mapping[str, Any]) -> Any:
-        """The game's options from a plain mapping; `ConfigError` for an unknown name.
+        """The game's options from a plain mapping; `ConfigError` for an unknown name, or
+        a ``max_turns`` over `MAX_TURNS` (what specs and records give goes through here).
 
         >>> GAMES["classic"].make_config({"hand_sise": 5})
         Traceback (most recent call last):
@@ -428,6 +433,11 @@ decision_limit
                     f"{self.name} has no option {key!r}{hint}; its options:"
                     f" {', '.join(self.options)}"
                 )
+        turns = options.get("max_turns")
+        if isinstance(turns, int) and not isinstance(turns, bool) and turns > MAX_TURNS:
+            raise ConfigError(
+                f"{self.name}: max_turns must be at most {MAX_TURNS:,}, got {turns:,}"
+            )
         return self.config_type(**options)
 
     def check_dealer(self, dealer: Any) -> None:

@@ -111,8 +111,10 @@ class Token:
     pos: int
 
 
+#: Numbers and names are ASCII: ``\d`` and ``\w`` would read other scripts' digits
+#: (``1١`` as 11, an Arabic-Indic one), so a rule's text shows every value it holds.
 _TOKEN = re.compile(
-    r"(?P<space>\s+|\#[^\n]*)|(?P<num>\d+)|(?P<name>[A-Za-z_]\w*)"
+    r"(?P<space>\s+|\#[^\n]*)|(?P<num>[0-9]+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<op>==|!=|<=|>=|[<>+\-*(){},])"
 )
 

@@ -30,10 +30,21 @@ over budget raises `TooManyContexts` with one line naming the rule and the budge
 ...     print(*str(error).split(": "), sep="\n")
 rule 'length > suit(prev)' is over the analysis budget
 it tells apart more than 10,000 contexts (Budget.states)
+
+`random_play_acceptance` spends from the same budget after the exploration: the
+transitions of the states, then each play, are checked against it too.
+
+A rule someone types (``eleusis-lab rules show``, ``rules equiv``, a spec's fixed
+dealer) is analysed under `time_limit` as well: everything inside the block shares one
+deadline, `CHECK_SECONDS` (1 s), so the answer or the budget error comes within about
+a second (``length > suit(prev)``, 280,000 contexts, takes longer and is refused).
+The time limit depends on the machine, the states budget does not.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import time
 from collections.abc import Iterator, Sequence
@@ -54,6 +65,8 @@ from eleusis_lab.rules.rule import Rule
 DEFAULT_MAX_LENGTH = 104
 DEFAULT_MAX_STATES = 2_000_000
 DEFAULT_MAX_SECONDS = 20.0
+#: The seconds `time_limit` gives the analysis of a rule someone typed, in all.
+CHECK_SECONDS = 1.0
 #: States judged and extended at a time, between two checks of the budget.
 CHUNK_ROWS = 4096
 
@@ -87,6 +100,40 @@ class Budget:
 
 DEFAULT_BUDGET = Budget()
 
+#: The seconds and the deadline (`time.monotonic`) of the innermost `time_limit`.
+_LIMIT: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
+    "analysis_time_limit", default=None
+)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float = CHECK_SECONDS) -> Iterator[None]:
+    """Every exploration inside the block stops with `TooManyContexts` once the block
+    has lasted ``seconds``, whatever its own `Budget` (which still applies).
+
+    For a rule someone typed, whose answer they wait for; never around the building of
+    a pool of rules, which leaves out the rules over budget.
+
+    >>> from eleusis_lab.rules import parse
+    >>> with time_limit(1e-9):
+    ...     reachable(parse("length > suit(prev)"))
+    Traceback (most recent call last):
+    ...
+    eleusis_lab.rules.reach.TooManyContexts: rule 'length > suit(prev)' is over the analysis \
+budget: analysing it takes more than 1e-09 s (the time limit of a rule checked on demand)
+    """
+    if not (isinstance(seconds, int | float) and seconds > 0):
+        raise ValueError(f"a time limit is a number of seconds > 0, got {seconds!r}")
+    outer = _LIMIT.get()
+    deadline = time.monotonic() + seconds
+    if outer is not None and outer[1] < deadline:
+        seconds, deadline = outer
+    token = _LIMIT.set((seconds, deadline))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
 
 class _Spending:
     """An exploration's running account against its budget."""
@@ -105,8 +152,15 @@ class _Spending:
             limit = f"{self.budget.states:,}"
             raise self.over(f"it tells apart more than {limit} contexts (Budget.states)")
         seconds = self.budget.seconds
-        if seconds is not None and time.monotonic() - self.started > seconds:
+        now = time.monotonic()
+        if seconds is not None and now - self.started > seconds:
             raise self.over(f"exploring it takes more than {seconds:g} s (Budget.seconds)")
+        limit = _LIMIT.get()
+        if limit is not None and now > limit[1]:
+            raise self.over(
+                f"analysing it takes more than {limit[0]:g} s (the time limit of a rule"
+                " checked on demand)"
+            )
 
 
 @dataclass
@@ -316,15 +370,24 @@ def random_play_acceptance(
     True
     """
     slots, states, verdicts = _explored(rule, max_length, budget)
-    _, index, length_cap, caps = _layout([rule], max_length)
+    spending = _Spending([rule], budget)
+    _, index, length_cap, caps = _layout([rule], max_length, spending)
     codes = _codes(states, caps)
     order = np.argsort(codes)
 
     def locate(targets: np.ndarray) -> np.ndarray:
         return order[np.searchsorted(codes[order], _codes(targets, caps))]
 
-    sources, after = _after_right(states, verdicts, index, length_cap, max_length)
-    right_targets = locate(after)
+    # The transitions, a block of states at a time (up to 52 each): within the budget.
+    sources_of, targets_of = [], []
+    for start in range(0, len(states), CHUNK_ROWS):
+        spending.check(len(states))
+        block = slice(start, start + CHUNK_ROWS)
+        rows, after = _after_right(states[block], verdicts[block], index, length_cap, max_length)
+        sources_of.append(rows + start)
+        targets_of.append(locate(after))
+    sources = np.concatenate(sources_of) if sources_of else np.zeros(0, np.int64)
+    right_targets = np.concatenate(targets_of) if targets_of else np.zeros(0, np.int64)
     wrong_share = (~verdicts).sum(axis=1) / N_FACES
     wrong_targets = np.arange(len(states))  # a wrong play changes no slot but the verdict
     if "outcome" in index:
@@ -342,6 +405,7 @@ def random_play_acceptance(
     stay_share = right_share - np.bincount(sources, minlength=len(states)) / N_FACES
     total, n = 0.0, len(states)
     for _ in range(plays):
+        spending.check(len(states))
         total += probability @ right_share
         probability = (
             np.bincount(right_targets, weights=probability[sources] / N_FACES, minlength=n)

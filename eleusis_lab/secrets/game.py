@@ -55,17 +55,25 @@ from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     DECISION_LIMIT,
     DecisionLimit,
-    DecisionStopped,
+    SeatRetired,
+    card_key,
     check_fault_options,
     check_seed,
+    class_name,
+    counted,
+    describe_seat,
+    error_message,
     fault_of,
     is_int,
+    own_card,
+    plain_text,
     shorten,
+    stops_game,
     text,
 )
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.table import GameType, Outcome
-from eleusis_lab.record import OVER_TIME, Fault, describe_agent
+from eleusis_lab.record import OVER_TIME, Fault
 from eleusis_lab.secrets.agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
 from eleusis_lab.secrets.draw import (
     draw_secrets_board,
@@ -156,9 +164,10 @@ class SecretsConfig:
     that `replay_secrets` checks). ``answer_duel`` raising or returning something that
     is not one of the duel's options, None or a bool: the duel is not beaten. Over the
     time budget: only recorded, the decision stands. Still running at the decision
-    limit: stopped, recorded as a ``stopped`` fault, and replaced as if it had raised.
-    ``start_game`` or ``observe`` raising or stopped: recorded, the agent keeps its
-    seat.
+    limit: stopped, recorded as a ``stopped`` fault, and replaced as if it had raised;
+    the seat is then retired for the rest of the game (never called again, its actions
+    the first legal ones, its duels not beaten), the fault counting those calls.
+    ``start_game`` or ``observe`` raising: recorded, the agent keeps its seat.
 
     Examples
     --------
@@ -226,7 +235,7 @@ class _Faults:
         self.faults: list[Fault] = []
 
     def add(self, seat: int, kind: str, message: str, step: int, call: str) -> None:
-        name = type(self.agents[seat]).__name__
+        name = class_name(self.agents[seat])
         start = call == "start_game"  # as in the Eleusis games: event 0, phase 0
         self.faults.append(
             Fault(seat, name, kind, message, 0 if start else step, int(not start), call)
@@ -236,13 +245,16 @@ class _Faults:
         return AgentError(f"seat {seat} ({text(repr, self.agents[seat])}) {message}")
 
     def call(self, seat: int, step: int, name: str, method: Callable, *args: Any) -> Any:
-        """``method(*args)``, timed and limited; returns ``(answer, failed)``."""
+        """``method(*args)``, timed and limited; returns ``(answer, failed)``. A seat
+        retired at the decision limit fails at once, recorded once (`counted`)."""
         started = perf_counter()
         try:
-            answer = self.limit.call(method, *args)
+            answer = self.limit.call(method, *args, seat=seat)
+        except SeatRetired:
+            return None, True
         except Exception as error:
-            if self.stop and isinstance(error, DecisionStopped):
-                raise self.error(seat, str(error)) from error
+            if self.stop and stops_game(error):
+                raise self.error(seat, error_message(error)) from error
             if self.stop:
                 raise
             self.add(seat, *fault_of(error), step, name)
@@ -353,7 +365,7 @@ def play_secrets(
         game=GAME,
         seed=seed,
         config=options,
-        agents=tuple(describe_agent(agent) for agent in agents),
+        agents=tuple(describe_seat(agent) for agent in agents),
         setup=setup,
         steps=tuple(steps),
         end=end,
@@ -365,7 +377,7 @@ def play_secrets(
         secrets=tuple(state.secrets),
         scores=scores,
         ranks=secrets_ranks(scores),
-        faults=tuple(faults.faults),
+        faults=counted(faults.faults, faults.limit),
     )
 
 
@@ -384,7 +396,8 @@ def _choose(
     )
     if failed:
         return legal[0]
-    if not isinstance(action, SecretsAction) or action not in offered:
+    own = _own_action(action, offered)  # the engine's action it equals, by plain values
+    if own is None:
         shown = " ".join(map(str, offered))
         faults.illegal(
             seat,
@@ -393,7 +406,32 @@ def _choose(
             f"returned {text(repr, action)}, which is not a legal action now: {shown}",
         )
         return legal[0]
-    return action
+    return own
+
+
+#: The slots of an action, read through `SecretsAction`'s own descriptors: a subclass
+#: of the agent's may override its fields, ``__eq__`` or ``__hash__``.
+_SLOTS = tuple(SecretsAction.__dict__[name] for name in ("kind", "square", "card"))
+
+
+def _own_action(value: object, offered: Sequence[SecretsAction]) -> SecretsAction | None:
+    """The action of ``offered`` that ``value`` equals by its plain values, or None."""
+    if not issubclass(type(value), SecretsAction):
+        return None
+    try:
+        kind, square, card = (slot.__get__(value) for slot in _SLOTS)
+    except AttributeError:  # a slot left empty
+        return None
+    key = card_key(card)
+    if plain_text(kind) is None or not (square is None or type(square) is int):
+        return None
+    if card is not None and key is None:
+        return None
+    for action in offered:
+        plain = None if action.card is None else tuple(action.card)
+        if (action.kind, action.square, plain) == (str.__str__(kind), square, key):
+            return action
+    return None
 
 
 def _answer(
@@ -421,8 +459,9 @@ def _answer(
         return None
     if answer is True:
         return min(options, key=beat_value)
-    if isinstance(answer, Card) and answer in options:
-        return answer
+    own = own_card(answer, options)  # the engine's card it equals, by plain values
+    if own is not None:
+        return own
     faults.illegal(
         defender,
         k,

@@ -37,9 +37,12 @@ from eleusis_lab.record import (
     FaultRules,
     JsonRecord,
     RecordError,
+    agent_from_dict,
     card_from_text,
     check_faults,
     reading_record,
+    record_config,
+    whole_field,
 )
 from eleusis_lab.secrets.moves import (
     DECK,
@@ -335,9 +338,9 @@ class SecretsRecord(JsonRecord):
             setup = data["setup"]
             return cls(
                 game=data["game"],
-                seed=data["seed"],
-                config=dict(data["config"]),
-                agents=tuple(dict(agent) for agent in data["agents"]),
+                seed=whole_field(data["seed"], "seed"),
+                config=record_config(data["game"], data["config"]),
+                agents=tuple(agent_from_dict(agent) for agent in data["agents"]),
                 setup=SecretsSetup(
                     squares(setup["board"]),
                     cards(setup["secrets"]),

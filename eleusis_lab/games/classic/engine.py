@@ -26,6 +26,7 @@ from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.engines import (
     DECISION_LIMIT,
     FaultLog,
+    card_key,
     check_agents,
     check_fault_options,
     check_seed,
@@ -34,7 +35,7 @@ from eleusis_lab.engines import (
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
 from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
-from eleusis_lab.record import TURN_CAP, describe_agent
+from eleusis_lab.record import TURN_CAP
 from eleusis_lab.rules import Context, Rule, parse
 
 GAME = "classic"
@@ -77,7 +78,10 @@ class ClassicConfig:
     index, phase, method), and the game goes on:
 
     - ``choose_play`` raises, or returns something that is not one of the cards it may
-      play now (``obs.hand``): the engine plays ``obs.hand[0]``, the first card offered,
+      play now (``obs.hand``; a card is read by its rank, suit and copy as plain ints,
+      `eleusis_lab.engines.card_key`, and the engine plays its own card of the hand
+      that it equals, whatever the agent's object says of itself): the engine plays
+      ``obs.hand[0]``, the first card offered,
       in its place. The choice is deterministic and free, draws on no random stream (the
       deal and the agents' generators are untouched), and `eleusis_lab.record.replay`
       can check it exactly; as hands are dealt from a shuffled deck, in phase 1 it is a
@@ -92,12 +96,19 @@ class ClassicConfig:
       agents still observe the event).
     - A call still running at ``decision_limit`` is interrupted and recorded as a
       ``stopped`` fault; the game goes on as if the call had raised (a card is
-      substituted for a ``choose_play``). Unlike the budget, the limit is a guard
-      against agents that hang, not a measure: set it far above any decision, as a
-      stopped decision depends on the speed of the machine. With ``on_fault="raise"``
-      it raises `AgentError`.
+      substituted for a ``choose_play``), and the seat is retired for the rest of the
+      game: the engine no longer calls it (no ``observe``; each ``choose_play`` its
+      substitute), and the one stopped fault counts those calls
+      (`eleusis_lab.record.Fault.count`), so that a hanging agent costs the limit
+      once a game. Unlike the budget, the limit is a guard against agents that hang,
+      not a measure: set it far above any decision, as a stopped decision depends on
+      the speed of the machine. With ``on_fault="raise"`` it raises `AgentError`.
 
-    Only ``Exception`` is caught: ``KeyboardInterrupt`` and ``SystemExit`` stop a game.
+    What an agent raises other than an ``Exception`` (``SystemExit``, a
+    ``KeyboardInterrupt`` it raises itself, any ``BaseException``) is a ``raised`` fault
+    like an exception. A real Ctrl-C (a SIGINT the process received, even during an
+    agent's call) stops the game, and so does the person at a human seat quitting
+    (`eleusis_lab.engines.DecisionLimit`).
 
     Examples
     --------
@@ -264,7 +275,9 @@ def play_main_line(
         # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
         # piles are dicts keyed by the card itself (two decks hold duplicate faces: a card's
         # copy tells them apart), so that checking and removing a played card costs one
-        # lookup, not a scan; dicts keep the order cards are offered in.
+        # lookup, not a scan; dicts keep the order cards are offered in. Each card maps
+        # to itself: the agent's answer is looked up by its plain values (`card_key`),
+        # and the engine's own card is what is played.
         choose = [agent.choose_play for agent in agents]
         if config.decision_seconds is not None:
             # Timed choices are wrapped once here: untimed games pay nothing for the budget,
@@ -275,21 +288,23 @@ def play_main_line(
         legal_mask = rule.legal_mask
         main: tuple[Card, ...] = (starter,)
         last_right: bool | None = None
-        held_hands: list[dict[Card, None]] = [dict.fromkeys(hand) for hand in deal]
-        piles: list[dict[Card, None]] = [{} for _ in range(n)]
+        held_hands: list[dict[Card, Card]] = [{card: card for card in hand} for hand in deal]
+        piles: list[dict[Card, Card]] = [{} for _ in range(n)]
         pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
 
         def ask(
-            seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[Card, None]
+            seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[Card, Card]
         ) -> Card:
-            """The seat's card, or the first offered card after a recorded fault."""
+            """The seat's card (the engine's own), or the first offered card after a
+            recorded fault."""
             obs = Observation(game, seat, phase, offered, main, tuple(pile_view), last_right)
             try:
-                card = decide(choose[seat], obs)
+                answer = decide(choose[seat], obs, seat=seat)
             except Exception as error:
-                card = faults.raised(seat, phase, offered, error)
-            if not isinstance(card, Card) or card not in allowed:
-                card = faults.illegal(seat, phase, offered, card)
+                return faults.raised(seat, phase, offered, error)
+            card = allowed.get(card_key(answer))  # type: ignore[arg-type]
+            if card is None:
+                return faults.illegal(seat, phase, offered, answer)
             return card
 
         # -- phase 1: every card of every hand is played once ---------------------------
@@ -304,7 +319,7 @@ def play_main_line(
                 if right:
                     main += (card,)
                 else:
-                    piles[seat][card] = None
+                    piles[seat][card] = card
                     pile_view[seat] += (card,)
                 last_right = right
                 faults.announce(event, observers)
@@ -366,7 +381,7 @@ def play_main_line(
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agents=tuple(describe_agent(agent) for agent in agents),
+        agents=faults.described(),
         starter=starter,
         deal=deal,
         unused=unused,
@@ -379,5 +394,5 @@ def play_main_line(
         phase2_end=end,
         phase2_turns=turns,
         turn_cap_hit=end == TURN_CAP,
-        faults=tuple(faults.faults),
+        faults=faults.recorded(),
     )

@@ -36,6 +36,7 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
+    agent_from_dict,
     card_from_text,
     card_text,
     cards_from_text,
@@ -174,7 +175,7 @@ class GameRecord(JsonRecord):
 
             return cls(
                 **rule_game_fields(data),
-                agents=tuple(dict(agent) for agent in data["agents"]),
+                agents=tuple(agent_from_dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 deal=tuple(cards_from_text(hand) for hand in data["deal"]),
                 unused=cards_from_text(data["unused"]),

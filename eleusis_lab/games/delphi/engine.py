@@ -18,6 +18,7 @@ from eleusis_lab.engines import (
     check_agents,
     check_fault_options,
     check_seed,
+    plain_float,
     shown,
 )
 from eleusis_lab.games.delphi.record import (
@@ -30,10 +31,7 @@ from eleusis_lab.games.delphi.record import (
     DelphiRecord,
 )
 from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
-from eleusis_lab.record import (
-    OVER_TIME,
-    describe_agent,
-)
+from eleusis_lab.record import OVER_TIME
 from eleusis_lab.rules import Context, Rule, parse
 
 #: What Delphi tells its players of itself: the oracle's rule, only predictions count.
@@ -56,7 +54,8 @@ class DelphiConfig:
     decision_limit : float or None
         Hard limit of every call of an agent (``start_game``, ``predict``,
         ``observe``), in seconds (60); ``None``: no limit. A call still running then is
-        stopped, recorded as a ``stopped`` fault, and counts as if it had raised, as in
+        stopped, recorded as a ``stopped`` fault, and counts as if it had raised, its
+        seat retired for the rest of the game (each later prediction 0.5), as in
         classic Eleusis (`eleusis_lab.games.classic.ClassicConfig`).
 
     Examples
@@ -101,15 +100,30 @@ def delphi_deal(seed: int) -> tuple[Card, tuple[Card, ...]]:
 
 
 def _probability(result: object) -> float | None:
-    """The one probability in ``result``, or None when it is not one in [0, 1]."""
+    """The one probability in ``result``, a plain float, or None when it is not one in
+    [0, 1].
+
+    Reading an agent's answer may run its code (an object's ``__array__``,
+    ``__len__`` or ``__float__``): the engine reads it through the agent's decision
+    limit (`eleusis_lab.engines.DecisionLimit.call`), where an exception of its own is
+    its fault.
+
+    The number is read by its value (`eleusis_lab.engines.plain_float`), not by what a
+    class of the agent's says of it in ``__float__`` or its comparisons.
+
+    >>> _probability([0.25]), _probability(np.array([1.0])), _probability([0.5, 0.5])
+    (0.25, 1.0, None)
+    >>> _probability([float("nan")]), _probability([2.0]), _probability(["0.5"])
+    (None, None, None)
+    """
     try:
-        values = np.asarray(result, dtype=float)
+        values = np.asarray(result, dtype=object)  # its items as they are
     except Exception:
         return None
     if values.shape != (1,):
         return None
-    p = float(values[0])
-    return p if 0.0 <= p <= 1.0 else None  # NaN fails both
+    p = plain_float(values[0])
+    return p if p is not None and 0.0 <= p <= 1.0 else None  # NaN fails both
 
 
 def play_delphi(
@@ -183,7 +197,7 @@ def play_delphi(
             """The seat's probability that ``card`` is right, or 0.5 after a fault."""
             started = perf_counter()
             try:
-                result = decide(predictors[seat], obs, [card])
+                result = decide(predictors[seat], obs, [card], seat=seat)
             except Exception as error:
                 faults.failed(seat, error, len(events), 1, "predict")
                 return SUBSTITUTE_PROBABILITY
@@ -195,7 +209,11 @@ def play_delphi(
                 if stop:
                     raise faults.agent_error(seat, message)
                 faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
-            probability = _probability(result)
+            try:  # reading the answer may run the agent's code: a call of its own
+                probability = decide(_probability, result, seat=seat)
+            except Exception as error:
+                faults.failed(seat, error, len(events), 1, "predict")
+                return SUBSTITUTE_PROBABILITY
             if probability is None:
                 message = (
                     f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
@@ -240,7 +258,7 @@ def play_delphi(
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agents=tuple(describe_agent(agent) for agent in agents),
+        agents=faults.described(),
         starter=starter,
         events=tuple(events),
         probabilities=tuple(probabilities),
@@ -249,5 +267,5 @@ def play_delphi(
         chips=tuple(chips),
         player_scores=tuple(player_scores),
         oracle_score=oracle_score,
-        faults=tuple(faults.faults),
+        faults=faults.recorded(),
     )

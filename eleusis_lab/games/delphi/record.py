@@ -20,6 +20,7 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
+    agent_from_dict,
     card_from_text,
     card_text,
     cards_from_text,
@@ -219,7 +220,7 @@ class DelphiRecord(JsonRecord):
 
             return cls(
                 **rule_game_fields(data),
-                agents=tuple(dict(agent) for agent in data["agents"]),
+                agents=tuple(agent_from_dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 events=tuple(event_from_dict(event) for event in data["events"]),
                 probabilities=tuple(tuple(float(p) for p in row) for row in data["probabilities"]),

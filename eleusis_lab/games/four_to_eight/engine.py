@@ -90,7 +90,7 @@ class FourToEightConfig:
     decision_limit : float or None
         Hard limit of every call of an agent, in seconds (60); ``None``: no limit. A
         call still running then is stopped and the game goes on as if it had raised,
-        as in classic Eleusis.
+        its seat retired for the rest of the game, as in classic Eleusis.
 
     Examples
     --------

@@ -16,11 +16,13 @@ from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.engines import (
     DECISION_LIMIT,
     FaultLog,
+    card_key,
     check_agents,
     check_capabilities,
     check_fault_options,
     check_seed,
     is_int,
+    own_card,
     shorten,
     shown,
 )
@@ -43,7 +45,6 @@ from eleusis_lab.record import (
     ILLEGAL_CARD,
     OVER_TIME,
     TURN_CAP,
-    describe_agent,
 )
 from eleusis_lab.rules import Rule
 
@@ -88,7 +89,8 @@ class NewEleusisConfig:
     decision_limit : float or None
         Hard limit of every call of an agent (the decisions, ``start_game``,
         ``observe``), in seconds (60); ``None``: no limit. A call still running then is
-        stopped, recorded as a ``stopped`` fault and replaced as if it had raised.
+        stopped, recorded as a ``stopped`` fault and replaced as if it had raised, its
+        seat retired for the rest of the round (as in classic Eleusis).
 
     Examples
     --------
@@ -136,21 +138,38 @@ class NewEleusisConfig:
 # -- the engine ------------------------------------------------------------------------------
 
 
+def _items(value: object) -> tuple[Any, ...] | None:
+    """The items of a tuple or list, read from the container itself (a subclass of the
+    agent's may override its iteration), or None for anything else."""
+    if issubclass(type(value), tuple):
+        return tuple(tuple.__iter__(value))  # type: ignore[arg-type]
+    if issubclass(type(value), list):
+        return tuple(list.__iter__(value))  # type: ignore[arg-type]
+    return None
+
+
 def turn_problem(value: object, hand: Sequence[Card]) -> str | None:
-    """Why ``value`` is not a legal turn for ``hand`` (``None``: it is one)."""
+    """Why ``value`` is not a legal turn for ``hand`` (``None``: it is one).
+
+    Cards are compared by their plain values (`eleusis_lab.engines.card_key`), never
+    by the code of the agent's objects; `own_turn` gives the engine's cards of a legal
+    turn.
+    """
     if value is None:
         return None
     rule = (
         f"a turn is 1 to {MAX_STRING} different cards of the hand, in order, or None for"
         f" no play; the hand is {format_cards(hand) or 'empty'}"
     )
-    if not isinstance(value, tuple | list):
+    items = _items(value)
+    if items is None:
         return f"returned {shown(value)}; {rule}"
-    cards = tuple(value)
-    if not 1 <= len(cards) <= MAX_STRING:
-        return f"returned {len(cards)} cards; {rule}"
-    if not all(isinstance(card, Card) for card in cards):
+    if not 1 <= len(items) <= MAX_STRING:
+        return f"returned {len(items)} cards; {rule}"
+    keys = [card_key(item) for item in items]
+    if any(key is None for key in keys):
         return f"returned {shorten(shown(value))}, which is not only cards; {rule}"
+    cards = [Card(*key) for key in keys]  # type: ignore[misc]
     if len(set(cards)) != len(cards):
         return f"played the same card twice ({format_cards(cards)}); {rule}"
     held = set(hand)
@@ -160,8 +179,15 @@ def turn_problem(value: object, hand: Sequence[Card]) -> str | None:
     return None
 
 
+def own_turn(value: object, hand: Sequence[Card]) -> tuple[Card, ...]:
+    """The engine's own cards of ``hand`` that a legal turn (`turn_problem`) plays."""
+    items = _items(value) or ()
+    return tuple(own_card(item, hand) for item in items)  # type: ignore[misc]
+
+
 def _bool_problem(value: object, call: str) -> str | None:
-    if isinstance(value, bool | np.bool_):
+    # exactly these types: a subclass of numpy's bool may override __bool__
+    if type(value) is bool or type(value) is np.bool_:
         return None
     return f"{call} returned {shown(value)}; it answers True or False"
 
@@ -243,7 +269,7 @@ def play_new_eleusis(
             """An agent's decision, or ``substitute`` after a recorded fault."""
             started = perf_counter()
             try:
-                value = decide(method, *args)
+                value = decide(method, *args, seat=seat)
             except Exception as error:
                 faults.failed(seat, error, turn, phase, call)
                 return substitute
@@ -286,7 +312,7 @@ def play_new_eleusis(
                 (hand[0],),
                 index,
             )
-            cards = () if chosen is None else tuple(chosen)
+            cards = () if chosen is None else own_turn(chosen, hand)
             call = None
             if table.prophet is not None:
                 prophet = table.prophet
@@ -301,7 +327,7 @@ def play_new_eleusis(
             for event in turn.events():
                 for other, agent in enumerate(agents):
                     try:
-                        decide(agent.observe, event)
+                        decide(agent.observe, event, seat=other)
                     except Exception as error:
                         faults.failed(other, error, index, turn.phase, "observe")
             if table.can_declare(seat):
@@ -320,7 +346,7 @@ def play_new_eleusis(
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agents=tuple(describe_agent(agent) for agent in agents),
+        agents=faults.described(),
         starter=table.starter,
         first_seat=table.first,
         deal=table.deal,
@@ -337,5 +363,5 @@ def play_new_eleusis(
         turn_cap_hit=table.end == TURN_CAP,
         player_scores=tuple(players),
         dealer_score=dealer,
-        faults=tuple(faults.faults),
+        faults=faults.recorded(),
     )

@@ -21,6 +21,7 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
+    agent_from_dict,
     card_from_text,
     card_text,
     cards_from_text,
@@ -360,7 +361,7 @@ class NewEleusisRecord(JsonRecord):
                 )
             return cls(
                 **rule_game_fields(data),
-                agents=tuple(dict(agent) for agent in data["agents"]),
+                agents=tuple(agent_from_dict(agent) for agent in data["agents"]),
                 starter=card_from_text(data["starter"]),
                 first_seat=data["first_seat"],
                 deal=tuple(cards_from_text(hand) for hand in data["deal"]),

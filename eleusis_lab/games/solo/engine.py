@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -17,14 +16,23 @@ from eleusis_lab.cards import Card, two_decks
 from eleusis_lab.engines import (
     DECISION_LIMIT,
     DecisionLimit,
-    DecisionStopped,
+    SeatRetired,
     check_capabilities,
     check_fault_options,
     check_seed,
+    class_name,
+    counted,
+    describe_seat,
+    error_message,
     fault_of,
     is_int,
     not_offered,
+    own_card,
+    people,
+    plain_float,
+    plain_text,
     shorten,
+    stops_game,
     text,
 )
 from eleusis_lab.errors import AgentError, ConfigError
@@ -52,12 +60,14 @@ from eleusis_lab.record import (
     RAISED,
     STOPPED,
     Fault,
-    describe_agent,
     sees_rule,
 )
 from eleusis_lab.rules import Context, Rule, parse
 
 HAND_SIZE = 12
+#: The most plays (``judge_plays``) or games (``simulation_games``) a declaration is
+#: judged in.
+MOST_JUDGED = 100_000
 #: What the solo game tells its player of itself: any rule, found fast is all that counts.
 TRAITS = GameTraits(rule_from="benchmark", scored_on="finding", judge=JUDGES[0])
 
@@ -115,7 +125,8 @@ class SoloConfig:
     decision_limit : float or None
         Hard limit of every call of the agent, in seconds (60); ``None``: no limit. A
         call still running then is stopped, recorded as a ``stopped`` fault and
-        replaced as if it had raised (as in `eleusis_lab.games.classic.ClassicConfig`).
+        replaced as if it had raised, and the agent is retired for the rest of the game
+        (as in `eleusis_lab.games.classic.ClassicConfig`).
     simulation_games : int
         Random continuations (or games) the judge samples, only when exact analysis
         is impossible (100, as published).
@@ -142,16 +153,20 @@ class SoloConfig:
     simulation_seed: int = 0
 
     def __post_init__(self) -> None:
-        for name, least in (
-            ("hand_size", 1),
-            ("max_turns", 1),
-            ("judge_plays", 1),
-            ("simulation_games", 1),
-            ("simulation_seed", 0),
+        for name, least, most in (
+            ("hand_size", 1, None),
+            ("max_turns", 1, None),
+            # each declaration is judged in this many plays or simulated games: bounded
+            # so that one declaration cannot hold up a run
+            ("judge_plays", 1, MOST_JUDGED),
+            ("simulation_games", 1, MOST_JUDGED),
+            ("simulation_seed", 0, None),
         ):
             value = getattr(self, name)
             if not (is_int(value) and value >= least):
                 raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+            if most is not None and value > most:
+                raise ConfigError(f"{name} must be at most {most:,}, got {value!r}")
         if self.hand_size > len(DECK) - 1:
             raise ConfigError(f"hand_size must leave a starter in the stock, got {self.hand_size}")
         for name, allowed in (("timing", TIMINGS), ("judge", JUDGES)):
@@ -288,7 +303,8 @@ else "red(card)"
     sequence = np.random.SeedSequence(seed)
     deal, refused, starter, stock = _deal(np.random.default_rng(sequence), rule, config.hand_size)
     agent_rng = np.random.default_rng(sequence.spawn(1)[0])
-    name = type(agent).__name__
+    name = class_name(agent)
+    sees = sees_rule(agent)  # decided once, and recorded so
     faults: list[Fault] = []
     events: list[Event] = []
     declarations: list[Declaration] = []
@@ -299,6 +315,7 @@ else "red(card)"
     found: int | None = None
     turns = 0
     limit = DecisionLimit(config.decision_limit)
+    limit.people = people([agent])
 
     def fault(kind: str, message: str, event: int, phase: int, call: str) -> None:
         if stop and kind != RAISED:
@@ -309,7 +326,11 @@ else "red(card)"
         return Observation(GAME, 0, 1, tuple(hand), tuple(main), (tuple(side),), last_right)
 
     def failed(error: Exception, event: int, phase: int, call: str) -> None:
-        if stop and not isinstance(error, DecisionStopped):
+        if isinstance(error, SeatRetired):
+            return  # counted on the stop that retired the agent
+        if stop and stops_game(error):
+            raise AgentError(f"seat 0 ({text(repr, agent)}) {error_message(error)}") from error
+        if stop:
             raise error
         fault(*fault_of(error), event, phase, call)
 
@@ -325,7 +346,7 @@ else "red(card)"
     else:
         with limit:  # armed for the game
             main.append(starter)
-            told = rule if sees_rule(agent) else None
+            told = rule if sees else None
             traits = replace(TRAITS, judge=config.judge)
             info = GameInfo(GAME, 0, 1, deal, starter, told, traits)
             try:
@@ -341,21 +362,27 @@ else "red(card)"
                 obs = observation()
                 if before:
                     move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
-                    if move is not None and not isinstance(move, SoloMove):
-                        what = f"{shorten(text(repr, move))} (a {type(move).__name__})"
+                    if move is not None and not issubclass(type(move), SoloMove):
+                        what = f"{shorten(text(repr, move))} (a {class_name(move)})"
                         fault(
                             ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, 1, "solo_move"
                         )
                         move = None
-                    call, card = "solo_move", None if move is None else move.card
-                    statement = None if move is None else (move.rule, move.confidence, move.declare)
+                    # its fields are read where the agent's code may run: a property of a
+                    # SoloMove subclass raising, hanging, or answering differently twice
+                    fields = None if move is None else ask("solo_move", index, _fields(move))
+                    call, card = "solo_move", None if fields is None else fields[0]
+                    statement = None if fields is None else fields[1:]
                 else:
                     call = "choose_play"
                     card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
-                if not (isinstance(card, Card) and card in hand):
-                    if card is not None or len(faults) == faulted:  # not yet a fault this turn
+                own = own_card(card, hand)  # the engine's card it equals, by plain values
+                if own is None:
+                    # not yet a fault this turn, nor a retired agent's substitute
+                    if card is not None or (len(faults) == faulted and not limit.retired):
                         fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, 1, call)
-                    card = hand[0]
+                    own = hand[0]
+                card = own
                 hand.remove(card)
                 right = bool((rule.legal_mask(Context(tuple(main), last_right)) >> card.face) & 1)
                 event = Event(0, card, 1, right, len(main) - 1)
@@ -370,13 +397,14 @@ else "red(card)"
                 if not before:
                     call = "declare_rule"
                     statement = ask(call, index, lambda: solo_statement(agent, observation()))
-                if statement is not None and (problem := _statement_problem(*statement)):
-                    fault(ILLEGAL_DECLARATION, problem, index, 1, call)
-                    statement = None
+                if statement is not None:
+                    statement = _plain_statement(*statement)
+                    if isinstance(statement, str):
+                        fault(ILLEGAL_DECLARATION, statement, index, 1, call)
+                        statement = None
                 declaration = None
                 if statement is not None and statement[0] is not None:
                     stated, confidence, declare = statement
-                    confidence = None if confidence is None else float(confidence)
                     judged = config.judge_in(rule, stated, Context(tuple(main), last_right))
                     tentative.append(Tentative(turn, stated, confidence, judged.correct))
                     if declare:
@@ -398,7 +426,7 @@ else "red(card)"
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agent=describe_agent(agent),
+        agent=describe_seat(agent, sees),
         deal=deal,
         refused=refused,
         starter=starter,
@@ -416,25 +444,41 @@ else "red(card)"
         floored_score=max(0, score),
         found=found is not None,
         success=published_success(found is not None, score),
-        faults=tuple(faults),
+        faults=counted(faults, limit),
         tentative=tuple(tentative),
     )
 
 
-def _statement_problem(rule: object, confidence: object, declare: object) -> str | None:
-    """What is wrong with a stated (rule, confidence, declare), or None."""
-    if rule is not None and not isinstance(rule, str):
-        what = f"{shorten(text(repr, rule))} (a {type(rule).__name__})"
+def _fields(move: SoloMove) -> Callable[[], tuple[Any, Any, Any, Any]]:
+    """What reads a move's card, rule, confidence and declaration (`play_solo` calls it
+    as a call of the agent's)."""
+    return lambda: (move.card, move.rule, move.confidence, move.declare)
+
+
+def _plain_statement(
+    rule: object, confidence: object, declare: object
+) -> tuple[str | None, float | None, bool] | str:
+    """A stated (rule, confidence, declare) as plain values, the text a ``str`` and the
+    confidence a ``float`` (an agent's subclass may lie in its methods), or what is
+    wrong with it.
+
+    >>> _plain_statement("red(card)", 0.75, True)
+    ('red(card)', 0.75, True)
+    >>> _plain_statement("red(card)", 2, False)
+    'stated a confidence of 2, not a number in [0, 1]'
+    """
+    text_ = None if rule is None else plain_text(rule)
+    if rule is not None and text_ is None:
+        what = f"{shorten(text(repr, rule))} (a {class_name(rule)})"
         return f"stated {what}, not rule text or None"
+    number = None if confidence is None else plain_float(confidence)
     if confidence is not None and not (
-        isinstance(confidence, numbers.Real)
-        and not isinstance(confidence, bool)
-        and math.isfinite(confidence)
-        and 0 <= confidence <= 1
+        number is not None and math.isfinite(number) and 0 <= number <= 1
     ):
         return f"stated a confidence of {shorten(text(repr, confidence))}, not a number in [0, 1]"
-    if not isinstance(declare, bool | np.bool_):
+    # exactly these types: a subclass of numpy's bool may override __bool__
+    if not (type(declare) is bool or type(declare) is np.bool_):
         return f"declare is {shorten(text(repr, declare))}, not True or False"
     if declare and rule is None:
         return "declared without stating a rule"
-    return None
+    return text_, number, bool(declare)

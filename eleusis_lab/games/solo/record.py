@@ -16,15 +16,18 @@ from eleusis_lab.record import (
     Fault,
     JsonRecord,
     RecordError,
+    agent_from_dict,
     card_from_text,
     card_text,
     cards_from_text,
     cards_text,
     fault_lines,
+    flag_field,
     main_line_rows,
     reading_record,
     rule_game_fields,
     rule_game_head,
+    whole_field,
 )
 
 __all__ = [
@@ -258,12 +261,18 @@ class SoloRecord(JsonRecord):
             starter = data["starter"]
             return cls(
                 **head,
-                agent=dict(data["agent"]),
+                agent=agent_from_dict(data["agent"]),
                 deal=cards_from_text(data["deal"]),
                 refused=cards_from_text(data["refused"]),
                 starter=None if starter is None else card_from_text(starter),
                 events=tuple(
-                    Event(0, card_from_text(e["card"]), 1, e["right"], e["position"])
+                    Event(
+                        0,
+                        card_from_text(e["card"]),
+                        1,
+                        flag_field(e["right"], "an event's right"),
+                        whole_field(e["position"], "an event's position", least=None),
+                    )
                     for e in data["events"]
                 ),
                 declarations=tuple(

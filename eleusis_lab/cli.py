@@ -680,7 +680,7 @@ def _rules_equiv(args) -> int:
 def _play(args) -> int:
     import dataclasses
 
-    from eleusis_agents.human import HumanAgent
+    from eleusis_lab.engines import people
     from eleusis_lab.record import format_layout
 
     game = GAMES[args.game]
@@ -715,7 +715,7 @@ def _play(args) -> int:
     }
     if args.decision_limit is not None:
         options["decision_limit"] = args.decision_limit
-    elif any(isinstance(agent, HumanAgent) for agent in agents):
+    elif people(agents):
         options["decision_limit"] = None  # a person at a seat takes the time he needs
     known = {field.name for field in dataclasses.fields(config_type)}
     for option, value in options.items():

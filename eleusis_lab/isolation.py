@@ -15,19 +15,21 @@ The game is the same: the agent gets the same `GameInfo` (the rule only if its c
 sees it), the same generator and copies of the same observations, its answers and the
 exceptions it raises (by name and text) come back, and the record describes the agent
 as it would in-process, so an isolated game's record is the in-process one. No code of
-the agent runs in the engine's process but its module's import: the agent is made and
-its parameters checked and read in its process (the stand-in's ``get_params`` is the
-toolkit's, over what the process reported), and its answers are read within the limit
-and decoded from plain values only (`eleusis_lab.wire`). The process ends when the
-engine's does, whatever the agent is doing. A process
-serves one stand-in at a time and is kept for the next stand-in of the same agent, so a
-run pays the start of a process once per seat, not once per game.
+the agent runs in the engine's process, not even its module's import: the module is
+imported, the class checked, the agent made and its parameters checked and read in
+its process, which describes the class back as plain data (its name, methods,
+parameters, capabilities, whether it sees the rule); the stand-in is a class of the
+registry's base built from that description (`_stand_in_class`), whose ``get_params``
+is the toolkit's; and its answers are read within the limit and decoded from plain
+values only (`eleusis_lab.wire`). The process ends when the engine's does, whatever
+the agent is doing. A process serves one stand-in at a time and is kept for the next
+stand-in of the same agent, so a run pays the start of a process once per seat, not
+once per game.
 
 The limits: only the calls go through the pipe, so the agent's class must be
-importable by ``module:Class`` in the new process; its module is imported in both (the
-parent imports it to find the class): isolation guards against what an agent does
-while it plays, not against the code of a module one chose to import (see the README's
-trust model).
+importable by ``module:Class`` in the new process; what the agent does there (fill
+the memory, use the files and the network it can reach) is for the operating system
+to bound (see the README's trust model).
 
 Examples
 --------
@@ -42,7 +44,6 @@ True
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import multiprocessing
 import multiprocessing.spawn
@@ -107,49 +108,113 @@ def isolated(
             f"limit must be None or a number of seconds > 0 and at most {MOST_SECONDS:g},"
             f" got {limit!r}"
         )
-    name, cls, params = registry.resolve(spec, **(params or {}))  # the name, parameters
-    target = f"{cls.__module__}:{cls.__qualname__}"
+    name, target, params = registry.target(spec, **(params or {}))  # nothing imported
     asked = (target, repr(sorted(params.items())), limit)
     if asked not in _CHECKED:  # the agent is made, and checked, in its own process
-        server = _Server(target, params, limit)
+        server = _Server(target, params, limit, registry)
         try:
             _CHECKED[asked] = server.start()
         except _Refused as refusal:
             server.stop()
             raise AgentSpecError(f"{registry.noun} {name!r}: {refusal}") from None
-        stand_in = _stand_in_class(cls, limit)(**_CHECKED[asked])
+        stand_in = _stand_in(registry, asked)
         _IDLE.setdefault(_key(stand_in), []).append(server)  # it serves the first game
         return stand_in
-    return _stand_in_class(cls, limit)(**_CHECKED[asked])
+    return _stand_in(registry, asked)
 
 
-@functools.cache
-def _stand_in_class(cls: type, limit: float | None) -> type:
-    """A subclass of ``cls`` under the same name whose every public method is a call to
-    the agent in its process (nothing of ``cls`` runs in the parent but its checks), so
-    that it has the agent's capabilities, parameters and description."""
-    kept = {"get_params", "set_params", "check_params"}  # the toolkit's, below
-    names = {
+def _stand_in(registry: AgentRegistry, asked: tuple) -> Any:
+    """A new stand-in of the agent ``asked`` (its target, parameters and limit)."""
+    made = _CHECKED[asked]
+    target, _, limit = asked
+    return _stand_in_class(registry, target, made["class"], limit)(**made["params"])
+
+
+#: What an agent's process says of its class (`_describe`), each entry's type.
+_DESCRIPTION = {
+    "name": str,
+    "module": str,
+    "qualname": str,
+    "doc": str,
+    "methods": tuple,
+    "params": tuple,
+    "capabilities": tuple,
+    "sees_rule": bool,
+    "interactive": bool,
+}
+
+
+def _describe(cls: type) -> tuple:
+    """In the agent's process: its class as plain data, for `_stand_in_class`."""
+    from eleusis_lab.agent import agent_capabilities
+    from eleusis_lab.record import class_attribute
+
+    methods = {
         name
         for base in cls.__mro__
         if base is not object
         for name, value in vars(base).items()
-        if inspect.isfunction(value) and not name.startswith("_") and name not in kept
+        if inspect.isfunction(value) and not name.startswith("_")
     }
-    namespace: dict[str, Any] = {name: _forward(name) for name in names}
+    methods -= {"get_params", "set_params", "check_params"}  # the toolkit's, over the params
+    described = {
+        "name": cls.__name__,
+        "module": cls.__module__,
+        "qualname": cls.__qualname__,
+        "doc": cls.__doc__ or "",
+        "methods": tuple(sorted(methods)),
+        "params": tuple(_init_parameters(cls)),
+        "capabilities": tuple(sorted(agent_capabilities(cls))),
+        "sees_rule": class_attribute(cls, "sees_rule", False) is True,
+        "interactive": class_attribute(cls, "interactive", False) is True,
+    }
+    return tuple(described.items())
+
+
+def _checked_description(described: Any) -> tuple:
+    """What the agent's process said of its class, as `_describe` makes it; else
+    `_Refused` (a process that lies about its class must not give the stand-in code)."""
+    items = dict(described) if isinstance(described, tuple) else None
+    if items is None or set(items) != set(_DESCRIPTION):
+        raise _Refused("its description of its class is not the toolkit's")
+    for key, kind in _DESCRIPTION.items():
+        value = items[key]
+        if type(value) is not kind or (
+            kind is tuple and not all(type(v) is str and v.isidentifier() for v in value)
+        ):
+            raise _Refused(f"its description of its class has a bad {key!r}")
+    names = [items["name"], *items["module"].split("."), *items["qualname"].split(".")]
+    if not all(part.isidentifier() for part in names):
+        raise _Refused("its description of its class has a bad name")
+    return tuple(items.items())
+
+
+@functools.cache
+def _stand_in_class(
+    registry: AgentRegistry, target: str, described: tuple, limit: float | None
+) -> type:
+    """A class of the registry's base, under the agent's name, whose every public
+    method is a call to the agent in its process: built from what that process said of
+    the agent's class (`_describe`), so that it has the agent's name, parameters,
+    capabilities and description, and nothing of the agent's code."""
+    items = dict(described)
+    params = items["params"]
+    namespace: dict[str, Any] = {name: _forward(name) for name in items["methods"]}
     namespace.update(
         __init__=_store_params,
-        # the parameters as the child reported them: no method of the agent's runs here
-        _param_names=classmethod(lambda _: _init_parameters(cls)),
+        _param_names=classmethod(lambda _: params),
         get_params=Parameters.get_params,
         set_params=Parameters.set_params,
         check_params=Parameters.check_params,
-        __module__=cls.__module__,
-        __qualname__=cls.__qualname__,
-        __doc__=cls.__doc__,
-        _isolation=(f"{cls.__module__}:{cls.__qualname__}", limit),
+        capabilities=items["capabilities"],
+        sees_rule=items["sees_rule"],
+        interactive=items["interactive"],
+        __module__=items["module"],
+        __qualname__=items["qualname"],
+        __doc__=items["doc"],
+        _isolation=(target, limit, registry),
     )
-    return type(cls.__name__, (cls,), namespace)
+    return type(items["name"], (registry.base,), namespace)
 
 
 def _store_params(self, **params: Any) -> None:
@@ -171,10 +236,10 @@ def _server_of(stand_in: Any, starting: bool) -> _Server:
     server = stand_in.__dict__.get("_server")
     if server is not None and not (starting and not server.alive):
         return server
-    target, limit = stand_in._isolation
+    target, limit, registry = stand_in._isolation
     key = _key(stand_in)
     idle = _IDLE.setdefault(key, [])
-    server = idle.pop() if idle else _Server(target, stand_in.get_params(), limit)
+    server = idle.pop() if idle else _Server(target, stand_in.get_params(), limit, registry)
     stand_in._server = server
     weakref.finalize(stand_in, _release, key, server)
     return server
@@ -182,7 +247,7 @@ def _server_of(stand_in: Any, starting: bool) -> _Server:
 
 def _key(stand_in: Any) -> tuple:
     """The processes that can serve ``stand_in``: those of the same agent and limit."""
-    target, limit = stand_in._isolation
+    target, limit, _ = stand_in._isolation
     return target, repr(sorted(stand_in.get_params().items())), limit
 
 
@@ -198,11 +263,13 @@ class _Refused(Exception):
 class _Server:
     """One process holding one agent, and the pipe to it."""
 
-    def __init__(self, target: str, params: dict[str, Any], limit: float | None):
+    def __init__(
+        self, target: str, params: dict[str, Any], limit: float | None, registry: AgentRegistry
+    ):
         self.limit = limit
         self.pipe, child = _CONTEXT.Pipe()
         self.process = _CONTEXT.Process(
-            target=_serve, args=(child, target, params, os.getpid()), daemon=True
+            target=_serve, args=(child, target, params, os.getpid(), registry), daemon=True
         )
         _start(self.process)
         child.close()
@@ -211,18 +278,21 @@ class _Server:
 
     def start(self) -> dict[str, Any]:
         """Wait for the agent to be made (no limit: importing is not a decision); its
-        parameters as it reports them, or `_Refused`."""
+        parameters and its class's description as it reports them, or `_Refused`."""
         try:
-            params = self._answer(decode(receive(self.pipe, None)))
+            made = self._answer(decode(receive(self.pipe, None)))
         except (EOFError, OSError, UnsafeMessage):
             self.stop()
             raise _Refused("its process ended before the agent was made") from None
         except Exception as error:  # raised by the agent's constructor or check
             raise _Refused(str(error)) from None
         self.ready = True
+        if not (isinstance(made, tuple) and len(made) == 2):
+            raise _Refused("its first answer is not a message of the protocol")
+        params, described = made
         if not (isinstance(params, dict) and all(isinstance(k, str) for k in params)):
             raise _Refused("its parameters are not a table of names")
-        return params
+        return {"params": params, "class": _checked_description(described)}
 
     def call(self, name: str, args: tuple, kwargs: dict) -> Any:
         if not self.alive:
@@ -318,20 +388,19 @@ def _die_with(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _serve(pipe: Any, target: str, params: dict[str, Any], parent: int) -> None:
-    """The agent's process: make the agent and check its parameters, then answer calls
-    until the pipe closes."""
+def _serve(
+    pipe: Any, target: str, params: dict[str, Any], parent: int, registry: AgentRegistry
+) -> None:
+    """The agent's process: import the class and make the agent, checked as the
+    registry checks it, then answer calls until the pipe closes."""
     _die_with(parent)
     try:
-        module, _, qualname = target.partition(":")
-        cls: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            cls = getattr(cls, part)
-        agent = cls(**params)
-        agent.check_params()
-        pipe.send(("ok", dict(agent.get_params())))
-    except Exception as error:
-        pipe.send(("raised", type(error).__name__, str(error)))
+        _, cls, params = registry.resolve(target, **params)
+        agent = registry.check(cls(**params), target)
+        pipe.send(("ok", (dict(agent.get_params()), _describe(cls))))
+    except Exception as error:  # the engine's process names the agent as it was asked
+        message = str(error).removeprefix(f"{registry.noun} {target!r}").lstrip(": ")
+        pipe.send(("raised", type(error).__name__, message))
         return
     while True:
         try:

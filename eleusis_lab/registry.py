@@ -176,6 +176,34 @@ class AgentRegistry:
             raise AgentSpecError(f"{self.noun} {spec!r}: {_one_line(error)}") from None
         return self.check(agent, spec)
 
+    def target(self, spec: str, **params: Any) -> tuple[str, str, dict[str, Any]]:
+        """The name, ``module:Class`` text and parameters of ``spec`` (with ``params``),
+        without importing anything: what `eleusis_lab.isolation` hands to the agent's
+        own process, which imports the class and checks the parameters (`resolve`).
+
+        >>> AGENTS.target("bayes(noise=0.1)")
+        ('bayes', 'eleusis_agents.bayes:BayesAgent', {'noise': 0.1})
+        """
+        spec, written = split_params(spec, self.noun)
+        params = {**written, **params}
+        spec = spec.strip()
+        if ":" in spec:
+            problem = class_spec_problem(spec)
+            if problem is not None:
+                raise AgentSpecError(f"{self.noun} {spec!r}: {problem}")
+            return spec, spec, params
+        known = self.available()
+        if spec not in known:
+            names = ", ".join(known) or "none registered"
+            raise UnknownAgentError(
+                f"unknown {self.noun} {spec!r}; {self.known}: {names} (or give 'module:Class')"
+            )
+        return spec, known[spec], params
+
+    def __getstate__(self) -> dict[str, Any]:
+        # sent to an isolated agent's process: the entry points are read again there
+        return {key: value for key, value in self.__dict__.items() if key != "_entries"}
+
     def resolve(self, spec: str, **params: Any) -> tuple[str, type, dict[str, Any]]:
         """The name, class and parameters of ``spec`` (with ``params``), the parameters
         checked against the class's constructor; nothing of the class runs but its

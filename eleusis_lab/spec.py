@@ -539,8 +539,10 @@ def _unknown_keys(table: Mapping, known, where: str, source: str) -> None:
             )
 
 
-def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
-    """The agent an entry of a line-up names, made once (its parameters checked).
+def _agent(entry: Any, where: str, source: str, game: str, isolate: float | None) -> AgentSpec:
+    """The agent an entry of a line-up names, made once (its parameters checked; in a
+    process of its own when the spec isolates its agents, so that nothing of its
+    module runs here: `eleusis_lab.isolation`).
 
     An entry is a name, ``"name(key=value, ...)"`` (as on the command line), or a table
     ``{name = ..., key = value}``; the table's keys win over parameters in its name.
@@ -563,8 +565,13 @@ def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
     name = _text(name, where, source)
     registry = GAMES[game].agents
     try:
-        cls = registry.agent_class(name)
-        registry.make(name, **copy.deepcopy(params))
+        if isolate is None:
+            cls = registry.agent_class(name)
+            registry.make(name, **copy.deepcopy(params))
+        else:
+            from eleusis_lab.isolation import isolated
+
+            cls = type(isolated(name, copy.deepcopy(params), registry=registry, limit=isolate))
         refusal = GAMES[game].refusal(cls, f"agent {name!r}")
     except UnknownAgentError:
         raise ConfigError(
@@ -577,13 +584,19 @@ def _agent(entry: Any, where: str, source: str, game: str) -> AgentSpec:
     return AgentSpec(name, params)
 
 
-def _agents(value: Any, where: str, source: str, game: str) -> tuple[AgentSpec, ...]:
+def _agents(
+    value: Any, where: str, source: str, game: str, isolate: float | None
+) -> tuple[AgentSpec, ...]:
     if not isinstance(value, list) or not value:
         raise ConfigError(f"{source}: {where}: expected a non-empty list of agents, got {value!r}")
-    return tuple(_agent(entry, f"{where}[{i}]", source, game) for i, entry in enumerate(value))
+    return tuple(
+        _agent(entry, f"{where}[{i}]", source, game, isolate) for i, entry in enumerate(value)
+    )
 
 
-def _lineups(data: dict, source: str, games: set[str], unit: str) -> list[tuple[str, Lineup]]:
+def _lineups(
+    data: dict, source: str, games: set[str], unit: str, isolate: float | None
+) -> list[tuple[str, Lineup]]:
     """The line-ups and the path of each, checked for every game the spec can play."""
     if ("agents" in data) == ("lineups" in data):
         raise ConfigError(
@@ -617,7 +630,7 @@ def _lineups(data: dict, source: str, games: set[str], unit: str) -> list[tuple[
         names.add(name)
         agents = None
         for game in sorted(games):
-            agents = _agents(table["agents"], f"{prefix}agents", source, game)
+            agents = _agents(table["agents"], f"{prefix}agents", source, game, isolate)
         rotate = _flag(table.get("rotate", True), f"{prefix}rotate", source)
         duplicate = _flag(table.get("duplicate", False), f"{prefix}duplicate", source)
         if duplicate and not rotate:
@@ -828,7 +841,7 @@ def load_spec(
                 f" the games: {', '.join(GAMES)}"
             )
     games_played = {game for _, game in named}
-    lineups = _lineups(data, source, games_played, unit)
+    lineups = _lineups(data, source, games_played, unit, isolate)
     n_cells = len(lineups) * math.prod(len(values) for _, values in axes)
     if n_cells > MAX_CELLS:
         raise ConfigError(

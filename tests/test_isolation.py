@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from eleusis_lab.agent import clone
+from eleusis_lab.agent import agent_capabilities, clone
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.isolation import isolated
@@ -107,6 +107,53 @@ def test_an_answer_that_would_run_code_where_it_is_read_is_refused(tmp_path):
     assert "its answer to choose_play was refused" in record.faults[0].message
     assert "os.makedirs, which an agent may not send" in record.faults[0].message
     assert not marker.exists()  # the engine's process never ran it
+
+
+IMPORT_SPY = """
+import os
+from eleusis_agents.simple import RandomAgent
+
+with open(os.environ["IMPORT_MARKER"], "a") as out:
+    out.write(f"{os.getpid()}\\n")
+
+
+class Watcher(RandomAgent):
+    # its module's import could hook the engine: it records who imports it
+    sees_rule = False
+    capabilities = ("watches",)
+
+    def __init__(self, depth: int = 2):
+        self.depth = depth
+"""
+
+
+def test_the_agents_module_is_imported_in_its_process_only(tmp_path, monkeypatch):
+    import os
+    import sys
+
+    (tmp_path / "import_spy.py").write_text(IMPORT_SPY)
+    marker = tmp_path / "importers"
+    monkeypatch.setenv("IMPORT_MARKER", str(marker))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    agent = isolated("import_spy:Watcher", {"depth": 3})
+    assert "import_spy" not in sys.modules
+    importers = marker.read_text().split()
+    assert importers and str(os.getpid()) not in importers
+    # the stand-in is described by the agent's process: name, parameters, capabilities
+    assert repr(agent) == "Watcher(depth=3)" and type(agent).__module__ == "import_spy"
+    assert {"plays", "declares", "plays_strings", "watches"} <= set(agent_capabilities(agent))
+    classic = GAMES["classic"]
+    record = classic.play("red(card)", [agent, make_agent("random")], 0, classic.config_type())
+    assert record.faults == () and record.agents[0]["spec"] == "import_spy:Watcher"
+    # nor does a run of a spec that isolates it, from checking the spec to the rows
+    spec = {"games": 2, "players": 2, "dealer": "red(card)", "isolate": True}
+    rows = run_experiment(
+        {**spec, "agents": ["import_spy:Watcher(depth=4)", "random"]},
+        out=tmp_path / "run",
+        progress=False,
+    )
+    assert len(rows) == 4 and (rows["faults"] == 0).all()
+    assert "import_spy" not in sys.modules and str(os.getpid()) not in marker.read_text()
 
 
 def test_the_parameters_are_read_in_the_agents_process(tmp_path):

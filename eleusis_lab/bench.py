@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -683,6 +684,8 @@ def published_comparison(games, models, entries=None):
         found with a score of at least 2) and ``s_per_turn`` (an agent's time in its
         game calls over its turns; a model's published wall seconds per turn). A figure
         a model has not published is NaN. Sorted by ``floored``, highest first, NaN last.
+        When a language model played here is a published one (`same_model`: its
+        ``model`` parameter names it), the column ``same_model`` pairs the two rows.
 
     Examples
     --------
@@ -720,8 +723,40 @@ def published_comparison(games, models, entries=None):
         for model in models
     ]
     table = pd.DataFrame(rows, columns=["name", "kind", "floored", "success", "s_per_turn"])
+    pairs = {
+        agent: model.name
+        for agent in games["agent"].unique()
+        for model in models
+        if same_model(agent, model.name)
+    }
+    if pairs:
+        paired = {**pairs, **{model: agent for agent, model in pairs.items()}}
+        table["same_model"] = table["name"].map(paired)
     table = table.sort_values("floored", ascending=False, kind="stable", na_position="last")
     return table.set_index("name")
+
+
+_MODEL_PARAM = re.compile(r"""\bmodel\s*=\s*(['"])(.*?)\1""")
+
+
+def same_model(agent: str, published: str) -> bool:
+    """Whether the agent labelled ``agent`` is a language model whose ``model``
+    parameter names the published model ``published``: the same letters and digits,
+    case, spaces and punctuation aside (``gpt-oss:20b`` is "GPT-OSS 20B").
+
+    >>> same_model("llm(model='gpt-oss:20b')", "GPT-OSS 20B")
+    True
+    >>> same_model("llm(model='gpt-oss:20b')", "GPT-OSS 120B"), same_model("bayes", "Bayes")
+    (False, False)
+    """
+    found = _MODEL_PARAM.search(agent)
+    if found is None:
+        return False
+
+    def letters(text: str) -> str:
+        return re.sub(r"[^0-9a-z]", "", text.lower())
+
+    return letters(found.group(2)) == letters(published)
 
 
 def published_by_rule(games, entries):

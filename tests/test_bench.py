@@ -86,6 +86,20 @@ def test_the_agents_beside_the_published_models_sorted_by_floored_score():
     assert re.search(r"^Bot C\s+published\s+16\.97\s+-\s+-$", text, re.MULTILINE)
 
 
+def test_a_language_model_played_here_is_paired_with_its_published_figures():
+    from eleusis_lab.bench import published_comparison
+    from eleusis_lab.rules.rule_file import PublishedModel
+
+    plain, entries = _published_games()
+    games = plain.replace({"agent": {"random": "llm(model='gpt-oss:20b')"}})
+    models = [PublishedModel("GPT-OSS 20B", floored=11.88), PublishedModel("GPT-OSS 120B")]
+    table = published_comparison(games, models, entries)
+    assert table.loc["llm(model='gpt-oss:20b')", "same_model"] == "GPT-OSS 20B"
+    assert table.loc["GPT-OSS 20B", "same_model"] == "llm(model='gpt-oss:20b')"
+    assert table[["same_model"]].isna().sum().item() == 2  # the oracle and GPT-OSS 120B
+    assert "same_model" not in published_comparison(plain, models, entries)  # no model here
+
+
 def test_rank_correlations_with_the_published_success_by_hand():
     import pandas as pd
 

@@ -77,6 +77,8 @@ def test_parametrize_with_checks_ids():
 @pytest.mark.parametrize("name", sorted(available_agents()))
 def test_every_registered_agent_passes(name):
     """Agents registered later (entry points) are checked here without a new test."""
+    if name == "llm":
+        pytest.skip("needs a chat endpoint: checked against one in test_llm_agent.py")
     report = check_agent(make_agent(name))
     assert len(report.passed) == len(CHECKS)
 

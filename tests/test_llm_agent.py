@@ -1,0 +1,271 @@
+"""The llm agent plays through the real ``openai`` client against a real chat server on
+127.0.0.1 (`chat_server.ChatServer`): its prompts, its strict reading of replies with
+one retry, its faults, its cache, its transcripts, and a key that never leaks."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+pytest.importorskip("openai")
+
+from chat_server import ChatServer  # noqa: E402
+
+from eleusis_agents.llm import LLMAgent, prompt_template, read_reply  # noqa: E402
+from eleusis_agents.simple import RandomAgent  # noqa: E402
+from eleusis_lab.cli import main  # noqa: E402
+from eleusis_lab.games.classic import play_classic  # noqa: E402
+from eleusis_lab.games.delphi import play_delphi  # noqa: E402
+from eleusis_lab.games.solo import SoloConfig, play_solo  # noqa: E402
+from eleusis_lab.record import replay  # noqa: E402
+from eleusis_lab.registry import make_agent  # noqa: E402
+from eleusis_lab.testing import CHECKS, check_agent  # noqa: E402
+
+SECRET = "sk-test-8f3a1c0ffee5ecret"
+
+
+def prompt_of(request: dict) -> str:
+    return request["messages"][-1]["content"]
+
+
+def first_prompt(request: dict) -> str:
+    return request["messages"][0]["content"]
+
+
+def hand_of(request: dict) -> list[str]:
+    return re.search(r"^Your hand[^:]*: (.*)$", first_prompt(request), re.MULTILINE)[1].split()
+
+
+def move(card: str, rule: str = "red(card)", confidence: float = 5, declare: bool = False) -> str:
+    reply = {"card": card, "rule": rule, "confidence": confidence, "declare": declare}
+    return json.dumps({**reply, "reasoning": "a guess"})
+
+
+def plays_first_card(request: dict) -> str:
+    """A model that plays the first card of its hand and predicts 0.5, never declaring."""
+    text = first_prompt(request)
+    delphi = re.search(r"The next card is (\S+)\.", text)
+    if delphi:
+        return json.dumps({"probability": 0.5, "rule": "true", "reasoning": "no idea"})
+    return move(hand_of(request)[0])
+
+
+def llm(server: ChatServer, **params) -> LLMAgent:
+    return LLMAgent(model="scripted", base_url=server.base_url, retries=0, timeout=5, **params)
+
+
+@pytest.fixture
+def server():
+    with ChatServer() as running:
+        running.default = plays_first_card
+        yield running
+
+
+# -- reading replies --------------------------------------------------------------------
+
+
+def test_a_reply_is_one_json_object_read_field_by_field():
+    fields = {"card": str, "declare": bool}
+    assert read_reply('<think>hm</think>\n{"card": "QH", "declare": true}', fields) == {
+        "card": "QH",
+        "declare": True,
+    }
+    for text, problem in [
+        ('{"card": "QH"}', "the reply has no 'declare'"),
+        ('["QH"]', "the reply is JSON but not an object"),
+        ('{"card": "QH"} and more', "the reply is not one JSON object: Extra data"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(problem)):
+            read_reply(text, fields)
+
+
+def test_the_prompts_are_data_with_the_rule_language():
+    for name in ("solo.txt", "classic.txt", "delphi.txt"):
+        text = prompt_template(name).template
+        assert "THE RULE LANGUAGE" in text and "if odd(rank(last)) then red(card)" in text
+        assert "Reply with one JSON object and nothing else" in text
+
+
+# -- solo -----------------------------------------------------------------------------------
+
+
+def test_a_solo_game_declared_on_the_first_turn(server):
+    server.default = lambda request: move(hand_of(request)[0], "red(card)", 9, declare=True)
+    record = play_solo("red(card)", llm(server), seed=3)
+    assert (record.found_turn, record.score, record.faults) == (1, 30, ())
+    assert replay(record) == []
+    [request] = server.requests
+    body = request["json"]
+    assert body["model"] == "scripted" and body["temperature"] == 0.7
+    text = prompt_of(body)
+    assert "This is turn 1 of 30" in text and "Declaring correctly now would score 30" in text
+    assert f"Main line (right cards, in order): {record.starter}" in text
+
+
+def test_a_solo_prompt_carries_the_turns_verdicts_reasoning_and_failed_declarations(server):
+    server.default = lambda request: move(hand_of(request)[0], "black(card)", 8, declare=True)
+    record = play_solo("red(card)", llm(server), seed=3, config=SoloConfig(max_turns=3))
+    assert record.wrong_declarations == 3 and record.score == -6
+    third = prompt_of(server.requests[2]["json"])
+    first, second = record.events[0], record.events[1]
+    verdict = "right" if first.right else "wrong"
+    assert f"1. you played {first.card}: {verdict} (you thought: rule black(card)" in third
+    assert f"2. you played {second.card}:" in third
+    assert "Declarations that were wrong: turn 1: black(card); turn 2: black(card)" in third
+    assert (
+        "Wrong declarations so far: 2 (-4 points). Declaring correctly now would score 24" in third
+    )
+
+
+def test_a_reply_that_cannot_be_used_is_asked_again_quoting_why(server):
+    server.script("I would play the queen of hearts.", "QH?")
+    record = play_solo("red(card)", llm(server), seed=3, config=SoloConfig(max_turns=2))
+    first, retry = server.requests[0]["json"], server.requests[1]["json"]
+    assert retry["messages"][:2] == [
+        first["messages"][0],
+        {"role": "assistant", "content": "I would play the queen of hearts."},
+    ]
+    assert retry["messages"][2]["content"].startswith(
+        "Your reply could not be used: the reply is not one JSON object: Expecting value"
+    )
+    # twice unusable: a fault of the seat, the game's substitute played, the game goes on
+    [fault] = record.faults
+    assert (fault.kind, fault.call) == ("raised", "solo_move")
+    assert fault.message.startswith("LLMReplyError: the reply could not be used, twice: ")
+    assert len(record.events) == 2 and len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        (lambda hand: move("2X"), "card: "),
+        (
+            lambda hand: move(hand[0], "rank(card) > rank(lsat)"),
+            "rule: line 1, column 19: unknown name 'lsat'",
+        ),
+        (lambda hand: move(hand[0], confidence=11), "confidence: expected a number from 0 to 10"),
+        (lambda hand: move(hand[0], declare="yes"), "declare: expected true or false"),
+    ],
+)
+def test_each_field_is_checked_and_a_good_retry_is_played(server, bad, problem):
+    replies = []
+
+    def answer(request):
+        hand = hand_of(request)
+        replies.append(bad(hand) if not replies else move(hand[1]))
+        return replies[-1]
+
+    server.default = answer
+    record = play_solo("red(card)", llm(server), seed=5, config=SoloConfig(max_turns=1))
+    assert record.faults == ()
+    retry = server.requests[1]["json"]["messages"][2]["content"]
+    assert problem in retry
+    assert str(record.events[0].card) == hand_of(server.requests[1]["json"])[1]
+
+
+def test_a_card_not_in_the_hand_is_refused(server):
+    def answer(request):
+        hand = hand_of(request)
+        absent = next(f"{r}{s}" for r in "23456789" for s in "CDHS" if f"{r}{s}" not in hand)
+        return move(absent)
+
+    server.default = answer
+    record = play_solo("red(card)", llm(server), seed=5, config=SoloConfig(max_turns=1))
+    [fault] = record.faults
+    assert "is not in your hand" in fault.message
+
+
+# -- the other games ----------------------------------------------------------------------------
+
+
+def test_classic_and_delphi_seats(server):
+    record = play_classic("color(card) != color(last)", [llm(server), RandomAgent()], 2)
+    assert record.faults == () and replay(record) == []
+    plays = [e for e in record.events if e.seat == 0]
+    assert len(server.requests) == len(plays)
+    text = prompt_of(server.requests[-1]["json"])
+    assert "You are seat 0. This is phase" in text and "Wrong cards in front of each player" in text
+
+    server.requests.clear()
+    delphi = play_delphi("red(card)", [llm(server)], 4)
+    assert delphi.faults == () and len(server.requests) == len(delphi.events)
+    assert {p[0] for p in delphi.probabilities} == {0.5}
+
+
+def test_the_llm_agent_passes_the_agent_checks(server):
+    report = check_agent(llm(server))
+    assert len(report.passed) == len(CHECKS)
+
+
+# -- cache, transcripts, keys -------------------------------------------------------------------
+
+
+def test_the_cache_replays_a_game_without_the_server(tmp_path):
+    cache = str(tmp_path / "replies.sqlite")
+    with ChatServer() as server:
+        server.default = plays_first_card
+        first = play_solo("red(card)", llm(server, cache=cache), seed=7)
+        calls = len(server.requests)
+        base_url = server.base_url
+    assert calls == 30
+    agent = LLMAgent(model="scripted", base_url=base_url, retries=0, timeout=5, cache=cache)
+    again = play_solo("red(card)", agent, seed=7)  # the server is gone: every reply cached
+    assert again.to_json() == first.to_json()
+    assert agent.usage_["cached"] == 30 and agent.usage_["calls"] == 0
+
+
+def test_transcripts_and_usage(server, tmp_path):
+    agent = llm(server, transcripts=str(tmp_path / "transcripts"))
+    server.script("not json")
+    play_solo("red(card)", agent, seed=3, config=SoloConfig(max_turns=2))
+    [path] = (tmp_path / "transcripts").iterdir()
+    assert path.name.startswith("solo-") and path.name.endswith("-seat0.jsonl")
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(e["decision"], e["call"]) for e in entries] == [
+        (0, "solo_move"),
+        (0, "solo_move"),
+        (1, "solo_move"),
+    ]
+    assert entries[0]["unusable"].startswith("the reply is not one JSON object")
+    assert entries[1]["unusable"] is None and entries[1]["tokens_in"] > 100
+    assert agent.usage_["calls"] == 3
+    assert agent.usage_["tokens_in"] == sum(e["tokens_in"] for e in entries)
+
+
+def test_the_key_reaches_the_server_and_no_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ELEUSIS_TEST_KEY", SECRET)
+    with ChatServer() as server:
+        server.default = plays_first_card
+        record_path = tmp_path / "game.json"
+        code = main(
+            [
+                "play",
+                "--game",
+                "solo",
+                "--seed",
+                "2",
+                "--agents",
+                f"llm(model='scripted', base_url='{server.base_url}',"
+                f" api_key_env='ELEUSIS_TEST_KEY', cache='{tmp_path / 'c.sqlite'}',"
+                f" transcripts='{tmp_path / 't'}')",
+                "--json",
+                str(record_path),
+            ]
+        )
+        assert code == 0
+        assert server.requests[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+    out, err = capsys.readouterr()
+    assert SECRET not in out + err
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_the_agent_is_made_by_name_and_refuses_bad_parameters(capsys):
+    agent = make_agent("llm", model="m", base_url="http://127.0.0.1:9/v1")
+    assert isinstance(agent, LLMAgent) and agent.get_params()["model"] == "m"
+    code = main(["play", "--game", "solo", "--agents", "llm"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "model: name the endpoint's model" in err

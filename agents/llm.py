@@ -20,7 +20,8 @@ replies are kept in an SQLite file (`eleusis_lab.chat_cache.ChatCache`), keyed b
 model, the endpoint, the parameters, the whole prompt and the game's deal and decision,
 so that a rerun replays without a call; with ``transcripts=DIR`` every request and
 reply of a game is written, as it happens, to ``DIR/GAME-DEAL-seatK.jsonl`` with its
-tokens, seconds and retries. ``usage_`` totals the game's calls, tokens and seconds.
+tokens, seconds and retries. ``usage_`` totals what the game's requests cost (calls,
+tokens and seconds; replies from the cache are counted apart, in ``cached``).
 
 Examples
 --------
@@ -205,6 +206,10 @@ class LLMAgent(SoloDecisions, Agent):
         nothing; ``"off"``: neither.
     transcripts : str or None
         A folder for each game's requests and replies (JSON lines); None: none.
+    concurrency : int
+        The most requests this process has under way at once at this endpoint, over
+        every game played in threads (``bench solo --threads``, the threads backend);
+        the first agent of an endpoint sets it.
     """
 
     def __init__(
@@ -219,6 +224,7 @@ class LLMAgent(SoloDecisions, Agent):
         cache: str | None = None,
         cache_mode: str = "write",
         transcripts: str | None = None,
+        concurrency: int = 8,
     ):
         self.model = model
         self.base_url = base_url
@@ -230,6 +236,7 @@ class LLMAgent(SoloDecisions, Agent):
         self.cache = cache
         self.cache_mode = cache_mode
         self.transcripts = transcripts
+        self.concurrency = concurrency
 
     def check_params(self) -> None:
         from eleusis_lab.chat import CACHE_MODES
@@ -245,13 +252,20 @@ class LLMAgent(SoloDecisions, Agent):
         whole = isinstance(self.max_tokens, int) and not isinstance(self.max_tokens, bool)
         if self.max_tokens is not None and not (whole and self.max_tokens >= 1):
             raise ValueError(f"max_tokens: expected a whole number >= 1, got {self.max_tokens!r}")
+        if isinstance(self.concurrency, bool) or not (
+            isinstance(self.concurrency, int) and 1 <= self.concurrency <= 256
+        ):
+            raise ValueError(f"concurrency: expected 1 to 256, got {self.concurrency!r}")
         if self.cache_mode not in CACHE_MODES:
             raise ValueError(f"cache_mode: expected one of {CACHE_MODES}, got {self.cache_mode!r}")
         for name in ("cache", "transcripts"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, str) and value.strip()):
                 raise ValueError(f"{name}: expected a path or None, got {value!r}")
-        self._endpoint()  # the endpoint checks the rest: base_url, timeout, retries
+        try:
+            self._endpoint()  # the endpoint checks the rest: base_url, timeout, retries
+        except ImportError as error:  # without the llm extra: one line saying how
+            raise ValueError(str(error)) from None
 
     # -- the endpoint, made once per agent and parameters
 
@@ -403,6 +417,15 @@ class LLMAgent(SoloDecisions, Agent):
             probabilities.append(reply["probability"])
         return np.array(probabilities)
 
+    def usage(self) -> dict[str, float] | None:
+        """The game's requests, tokens and seconds (`eleusis_lab.agent.USAGE_FIELDS`):
+        what it cost, so replies served from the cache count nothing."""
+        made = getattr(self, "usage_", None)
+        if made is None:
+            return None
+        names = ("calls", "tokens_in", "tokens_out", "reasoning_tokens")
+        return {**{name: made[name] for name in names}, "model_seconds": made["seconds"]}
+
     def propose_rule(self) -> tuple[str, float] | None:
         """The rule the model stated in its last reply, with its confidence (no call)."""
         return self.proposal_
@@ -441,7 +464,8 @@ class LLMAgent(SoloDecisions, Agent):
                 "decision": decision,
                 "attempt": attempt,
             }
-            reply = endpoint.complete(messages, key=key)
+            with _slots(self.base_url, self.concurrency):
+                reply = endpoint.complete(messages, key=key)
             try:
                 read, problem = read_reply(reply.text, fields), None
             except ValueError as error:
@@ -480,13 +504,15 @@ class LLMAgent(SoloDecisions, Agent):
     ) -> None:
         """Add a reply to the game's usage and to its transcript."""
         usage = self.usage_
-        usage["calls"] += reply.attempts
-        usage["tokens_in"] += reply.tokens_in
-        usage["tokens_out"] += reply.tokens_out
-        usage["reasoning_tokens"] += reply.reasoning_tokens
-        usage["seconds"] += reply.seconds
-        usage["cached"] += reply.cached
-        usage["retries"] += len(reply.retried)
+        if reply.cached:  # what the game's requests cost: a stored reply costs nothing
+            usage["cached"] += 1
+        else:
+            usage["calls"] += reply.attempts
+            usage["tokens_in"] += reply.tokens_in
+            usage["tokens_out"] += reply.tokens_out
+            usage["reasoning_tokens"] += reply.reasoning_tokens
+            usage["seconds"] += reply.seconds
+            usage["retries"] += len(reply.retried)
         if self.transcript_path_ is not None:
             entry = {
                 "decision": decision,
@@ -504,6 +530,17 @@ class LLMAgent(SoloDecisions, Agent):
             }
             with self.transcript_path_.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(entry) + "\n")
+
+
+_SLOTS: dict[str, threading.BoundedSemaphore] = {}  # base_url -> its requests under way
+
+
+def _slots(base_url: str, concurrency: int) -> threading.BoundedSemaphore:
+    """The semaphore bounding the requests under way at ``base_url`` in this process."""
+    with _CACHES_LOCK:
+        if base_url not in _SLOTS:
+            _SLOTS[base_url] = threading.BoundedSemaphore(concurrency)
+        return _SLOTS[base_url]
 
 
 def _cache(path: str) -> Any:

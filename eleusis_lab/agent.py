@@ -61,6 +61,9 @@ if TYPE_CHECKING:
     from eleusis_lab.rules import Rule
 
 
+#: What `Agent.usage` may report of a game, and the results columns that hold it.
+USAGE_FIELDS = ("calls", "tokens_in", "tokens_out", "reasoning_tokens", "model_seconds")
+
 #: The values of `GameTraits.rule_from`, `GameTraits.scored_on` and `GameTraits.judge`.
 RULE_FROM = ("dealer", "benchmark")
 SCORED_ON = ("plays", "predictions", "finding")
@@ -247,6 +250,14 @@ class Agent(Parameters, abc.ABC):
 
     def propose_rule(self) -> tuple[str, float] | None:
         """The agent's best guess of the rule and its confidence, or ``None``."""
+        return None
+
+    def usage(self) -> dict[str, float] | None:
+        """What the agent's last game cost beyond its own computation, for its results
+        row: a language model's ``calls``, ``tokens_in``, ``tokens_out``,
+        ``reasoning_tokens`` and ``model_seconds`` (`USAGE_FIELDS`; one left out is
+        unknown). None, the default: an agent that calls nothing.
+        """
         return None
 
     def confident_proposal(self, confidence: float) -> tuple[str, float] | None:

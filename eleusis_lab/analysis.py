@@ -78,6 +78,7 @@ __all__ = [
     "learning_curve",
     "mean_ci",
     "median_ci",
+    "model_usage",
     "wilson_ci",
 ]
 
@@ -1002,6 +1003,38 @@ def agent_labels(results: pd.DataFrame) -> pd.Series:
         told = results["sees_rule"].fillna(False).astype(bool)
         names = names.where(~told, names + SEES_RULE_MARK)
     return names.rename("agent")
+
+
+def model_usage(results: pd.DataFrame, by: Sequence[str] = ("lineup", "agent")) -> pd.DataFrame:
+    """What the seats that report their usage cost (language models,
+    `eleusis_lab.agent.Agent.usage`): per agent (and line-up), the seat-games
+    (``games``), the totals of ``calls``, ``tokens_in``, ``tokens_out``,
+    ``reasoning_tokens`` and ``model_seconds``, and per game ``calls_per_game``,
+    ``tokens_per_game`` (in and out) and ``model_s_per_game``. Empty when no seat
+    reports any.
+
+    >>> results = pd.DataFrame({"agent": ["llm", "llm", "random"], "calls": [30, 10, None],
+    ...     "tokens_in": [9000, 3000, None], "tokens_out": [600, 200, None],
+    ...     "reasoning_tokens": [0, 0, None], "model_seconds": [40.0, 20.0, None]})
+    >>> model_usage(results, by=["agent"]).loc["llm", ["games", "calls", "tokens_per_game"]]
+    games                 2.0
+    calls                40.0
+    tokens_per_game    6400.0
+    Name: llm, dtype: float64
+    """
+    used = results[results["calls"].notna()] if "calls" in results else results.iloc[:0]
+    keys = [key for key in by if key in results.columns]
+    if used.empty:
+        return pd.DataFrame(columns=[*keys, "games"]).set_index(keys)
+    named = used.assign(agent=agent_labels(used)) if "agent" in keys else used
+    fields = ["calls", "tokens_in", "tokens_out", "reasoning_tokens", "model_seconds"]
+    table = named.groupby(keys, sort=False)[fields].sum()
+    table.insert(0, "games", named.groupby(keys, sort=False).size())
+    table = table.astype({field: "int64" for field in fields[:-1]})
+    table["calls_per_game"] = table["calls"] / table["games"]
+    table["tokens_per_game"] = (table["tokens_in"] + table["tokens_out"]) / table["games"]
+    table["model_s_per_game"] = table["model_seconds"] / table["games"]
+    return table
 
 
 def leaderboard(

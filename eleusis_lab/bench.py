@@ -344,6 +344,7 @@ def solo_games(
     progress: bool = False,
     config=None,
     beliefs: bool = False,
+    threads: int = 1,
 ):
     """Play the solo benchmark (RULES.md section 6): one row per agent, rule and seed.
 
@@ -368,6 +369,10 @@ def solo_games(
         (`eleusis_lab.games.solo.beliefs`) and add the column ``led_turn``: the first
         turn after which that guess was the secret rule (NaN when it never was). Slower:
         every guess is judged.
+    threads : int
+        Games played at once, in threads: for agents that wait rather than compute
+        (language models, whose requests then overlap); the rows are the same and in
+        the same order. The decision limit is not enforced in threads.
 
     Returns
     -------
@@ -410,12 +415,11 @@ def solo_games(
             rule = get_rule(item) if isinstance(item, str) else item
             pool.append((rule, catalog_families.get(rule.name, "other")))
     jobs = [(agent, rule, seed) for agent in agents for rule in pool for seed in seeds]
-    if progress:
-        from tqdm.auto import tqdm
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number >= 1, got {threads!r}")
 
-        jobs = tqdm(jobs, desc="solo games", unit="game")
-    rows = []
-    for agent, (rule, family), seed in jobs:
+    def play(job) -> dict:
+        agent, (rule, family), seed = job
         player = make_agent(agent) if isinstance(agent, str) else clone(agent)
         spent = _timed_solo(player)
         extra = {}
@@ -425,32 +429,47 @@ def solo_games(
             extra["led_turn"] = float(led.min()) if len(led) else float("nan")
         else:
             record = play_solo(rule, player, seed, config)
-        rows.append(
-            {
-                "agent": agent if isinstance(agent, str) else repr(agent),
-                "rule": rule.name or rule.text,
-                "family": family,
-                "seed": seed,
-                "success": record.success,
-                "found": record.found,
-                "found_turn": float(record.found_turn) if record.found else float("nan"),
-                "turns": record.turns,
-                "wrong_declarations": record.wrong_declarations,
-                "score": record.score,
-                "floored_score": record.floored_score,
-                "no_stakes_score": record.no_stakes_score,
-                "boldness": record.boldness,
-                "declarations": _stated(record.declarations),
-                "tentative": _stated(record.tentative),
-                "end": record.end,
-                "faults": len(record.faults),
-                "first_fault": _fault_text(record.faults[0]) if record.faults else "",
-                "seconds": spent[0],
-                "decisions": record.turns,
-                **extra,
-            }
-        )
-    return pd.DataFrame(rows)
+        return {
+            "agent": agent if isinstance(agent, str) else repr(agent),
+            "rule": rule.name or rule.text,
+            "family": family,
+            "seed": seed,
+            "success": record.success,
+            "found": record.found,
+            "found_turn": float(record.found_turn) if record.found else float("nan"),
+            "turns": record.turns,
+            "wrong_declarations": record.wrong_declarations,
+            "score": record.score,
+            "floored_score": record.floored_score,
+            "no_stakes_score": record.no_stakes_score,
+            "boldness": record.boldness,
+            "declarations": _stated(record.declarations),
+            "tentative": _stated(record.tentative),
+            "end": record.end,
+            "faults": len(record.faults),
+            "first_fault": _fault_text(record.faults[0]) if record.faults else "",
+            "seconds": spent[0],
+            "decisions": record.turns,
+            **_usage(player),
+            **extra,
+        }
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="eleusis-lab solo") as pool:
+        rows = map(play, jobs) if threads == 1 else pool.map(play, jobs)  # in order
+        if progress:
+            from tqdm.auto import tqdm
+
+            rows = tqdm(rows, total=len(jobs), desc="solo games", unit="game")
+        return pd.DataFrame(list(rows))
+
+
+def _usage(player) -> dict[str, float]:
+    """A player's usage (`eleusis_lab.engines.seat_usage`), NaN where it reports none."""
+    from eleusis_lab.engines import seat_usage
+
+    return {k: math.nan if v is None else v for k, v in seat_usage(player).items()}
 
 
 def _stated(statements) -> tuple[tuple[float, bool], ...]:
@@ -502,7 +521,9 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
     update and declaration included). With a ``led_turn`` column
     (``solo_games(beliefs=True)``), also ``led`` (the share of games in which the
     secret rule became the agent's best guess) and ``mean_led_turn`` (the turn it first
-    did, over those games).
+    did, over those games). When an agent reports its usage (a language model:
+    `eleusis_lab.agent.Agent.usage`), also ``calls_per_game``, ``tokens_per_game``
+    (in and out) and ``model_s_per_game`` (NaN for the agents that call nothing).
 
     Examples
     --------
@@ -517,6 +538,7 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
 
     keys = [by] if isinstance(by, str) else list(by)
     beliefs = "led_turn" in games  # played with solo_games(beliefs=True)
+    used = "calls" in games and games["calls"].notna().any()  # a model played
     rows = []
     for key, group in games.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -540,7 +562,17 @@ def summarize_solo(games, by: str | Sequence[str] = "agent"):
         if beliefs:
             rows[-1]["led"] = float(group["led_turn"].notna().mean())
             rows[-1]["mean_led_turn"] = float(group["led_turn"].mean())
-    columns = [*keys, *SOLO_COLUMNS, *(("led", "mean_led_turn") if beliefs else ())]
+        if used:
+            rows[-1]["calls_per_game"] = float(group["calls"].mean())
+            tokens = group["tokens_in"] + group["tokens_out"]
+            rows[-1]["tokens_per_game"] = float(tokens.mean())
+            rows[-1]["model_s_per_game"] = float(group["model_seconds"].mean())
+    columns = [
+        *keys,
+        *SOLO_COLUMNS,
+        *(("led", "mean_led_turn") if beliefs else ()),
+        *(("calls_per_game", "tokens_per_game", "model_s_per_game") if used else ()),
+    ]
     return pd.DataFrame(rows, columns=columns).set_index(keys)
 
 
@@ -631,6 +663,9 @@ _SOLO_HEADINGS = {
     "mean_found_turn": "found_turn",
     "wrong_declarations": "wrong",
     "ms_per_decision": "ms_per_turn",
+    "calls_per_game": "calls",
+    "tokens_per_game": "tokens",
+    "model_s_per_game": "model_s",
 }
 
 

@@ -358,9 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--backend",
-        choices=("local", "dask"),
+        choices=("local", "threads", "dask"),
         default="local",
-        help="local: this process or joblib workers; dask: a local Dask cluster",
+        help="local: this process or joblib workers; threads: --jobs threads of this"
+        " process (for language models, whose games wait); dask: a local Dask cluster",
     )
     run.add_argument(
         "--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler"
@@ -536,6 +537,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="also when the secret rule first became the agent's best guess (slower)",
     )
     solo.add_argument("--csv", metavar="PATH", help="also write the per-game table as CSV")
+    solo.add_argument(
+        "--threads",
+        type=_whole(1, most=64),
+        default=1,
+        metavar="N",
+        help="games at once, in threads: for language models, whose games wait (the same"
+        " rows; the decision limit is not enforced in threads)",
+    )
     solo.set_defaults(run=_bench_solo)
     calibrate = _command(
         bench,
@@ -875,7 +884,13 @@ def _bench_solo(args) -> int:
     rules += entries
     config = SoloConfig(timing=args.timing, judge=args.judge)
     games = solo_games(
-        names, rules or None, range(args.seeds), progress=True, config=config, beliefs=args.beliefs
+        names,
+        rules or None,
+        range(args.seeds),
+        progress=True,
+        config=config,
+        beliefs=args.beliefs,
+        threads=args.threads,
     )
     n_rules = games["rule"].nunique()
     print(format_solo_table(summarize_solo(games), n_rules, args.seeds))

@@ -30,6 +30,7 @@ rule is read once, from its class (`eleusis_lab.record.sees_rule`), and recorded
 from __future__ import annotations
 
 import _signal
+import math
 import numbers
 import signal
 import threading
@@ -42,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from eleusis_lab.agent import (
+    USAGE_FIELDS,
     Agent,
     Event,
     GameInfo,
@@ -389,6 +391,41 @@ def describe_seat(agent: Agent, told: bool | None = None) -> dict[str, Any]:
     if type(params) is not dict:
         params = {"get_params": f"returned {shorten(text(repr, params))}, not a dict"}
     return describe_agent(agent, told, params)
+
+
+def seat_usage(agent: Agent) -> dict[str, float | None]:
+    """What ``agent`` reports its last game cost (`eleusis_lab.agent.Agent.usage`),
+    one value per `USAGE_FIELDS`: a number >= 0 (``calls`` and the tokens whole), None
+    where it reports nothing, or reports what is no such number, or the call raises
+    (but a real interrupt): the agent's code, read as its answers are.
+
+    >>> class Talks(Agent):
+    ...     def choose_play(self, obs):
+    ...         return obs.hand[0]
+    ...     def usage(self):
+    ...         return {"calls": 3, "tokens_in": 1200, "model_seconds": 2.5, "tokens_out": -1}
+    >>> seat_usage(Talks())
+    {'calls': 3, 'tokens_in': 1200, 'tokens_out': None, 'reasoning_tokens': None, \
+'model_seconds': 2.5}
+    """
+    received = _INTERRUPTS.received
+    try:
+        reported = agent.usage()
+        reported = dict.items(reported) if issubclass(type(reported), dict) else ()
+        values = {plain_text(key): plain_float(value) for key, value in reported}
+    except BaseException as error:
+        if is_interrupt(error, received):
+            raise
+        values = {}
+    usage: dict[str, float | None] = {}
+    for field in USAGE_FIELDS:
+        value = values.get(field)
+        if value is None or not (math.isfinite(value) and value >= 0):
+            value = None
+        elif field != "model_seconds":  # counts: whole numbers
+            value = int(value) if value == int(value) else None
+        usage[field] = value
+    return usage
 
 
 #: How deep `plain_param` copies containers; deeper ones are kept as their repr.

@@ -1031,6 +1031,42 @@ def _leaderboard_html(board: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _usage_html(results: pd.DataFrame) -> str:
+    """The requests, tokens and seconds of the seats that report them (language
+    models: `eleusis_lab.analysis.model_usage`); nothing when none does."""
+    from eleusis_lab.analysis import model_usage
+
+    table = model_usage(results, by=_by_lineup(results))
+    if table.empty:
+        return ""
+    shown = table.reset_index()
+    keys = [c for c in ("lineup", "agent") if c in shown.columns]
+    columns = [
+        ("games", "games", "{:d}"),
+        ("requests", "calls", "{:,d}"),
+        ("tokens in", "tokens_in", "{:,d}"),
+        ("tokens out", "tokens_out", "{:,d}"),
+        ("reasoning tokens", "reasoning_tokens", "{:,d}"),
+        ("seconds waiting", "model_seconds", "{:,.1f}"),
+        ("requests a game", "calls_per_game", "{:.1f}"),
+        ("tokens a game", "tokens_per_game", "{:,.0f}"),
+    ]
+    header = "".join(f"<th>{html.escape(c)}</th>" for c in keys)
+    header += "".join(f"<th>{html.escape(title)}</th>" for title, *_ in columns)
+    lines = [
+        "<h2>Language models: requests, tokens and seconds</h2>",
+        f"<table><tr>{header}</tr>",
+    ]
+    for _, row in shown.iterrows():
+        cells = "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in keys)
+        cells += "".join(
+            f'<td class="num">{html.escape(form.format(row[c]))}</td>' for _, c, form in columns
+        )
+        lines.append(f"<tr>{cells}</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
 def _leaderboards_html(board: pd.DataFrame) -> str:
     """A table per line-up (agents rank within their table), or one without line-ups."""
     if "lineup" not in board.columns:
@@ -1086,6 +1122,7 @@ def _page(
     parts += ["<h2>Leaderboard</h2>", _figure_html(by_name["leaderboard"])]
     parts.append(_leaderboards_html(leaderboard(results, by=by)))
     parts += ["<h2>By seat</h2>", _leaderboards_html(leaderboard(results, by=[*by, "seat"]))]
+    parts.append(_usage_html(results))
     parts += ["<h2>By rule</h2>", _rules_html(results)]
     parts += ["<h2>Distributions</h2>", _figure_html(by_name["score_distributions"])]
     if more:

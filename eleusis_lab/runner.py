@@ -101,6 +101,7 @@ from eleusis_lab.text import plural
 
 __all__ = [
     "BACKENDS",
+    "BudgetSpent",
     "RunInterrupted",
     "bench_run",
     "plan_shards",
@@ -109,8 +110,13 @@ __all__ = [
     "shard_size",
 ]
 
-BACKENDS = ("local", "dask")
+BACKENDS = ("local", "threads", "dask")
 _PACKAGES = ("eleusis-lab", "numpy", "pandas", "pyarrow", "scikit-learn", "joblib", "distributed")
+
+
+class BudgetSpent(Exception):
+    """A run stopped by its budget of language-model requests or tokens (the spec's
+    ``budget``), every shard it finished kept; run again with a larger one to go on."""
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -163,6 +169,52 @@ def shard_size(cell: Cell, units: int) -> int:
 def _in_process(shards: Sequence[Shard], ticks: GameTicks) -> Iterator[ShardResult]:
     for shard in shards:
         yield play_shard(shard, figures=False, on_game=functools.partial(ticks.count, shard.name))
+
+
+class _Stopped(Exception):
+    """Raised after a game in a thread of a run that is over: its shard is not kept."""
+
+
+def _threads(
+    shards: Sequence[Shard], jobs: int, ticks: GameTicks, stop: threading.Event
+) -> Iterator[ShardResult]:
+    """Shards played by ``jobs`` threads of this process, for agents that wait rather
+    than compute (language models: their games' requests overlap). The decision limit
+    is not enforced in a thread (`eleusis_lab.engines.can_interrupt`): an endpoint's
+    time-out bounds its requests. Once ``stop`` is set (the budget spent), no shard
+    starts, and one under way stops after the game it is playing (kept if that was its
+    last); the shards that finish meanwhile are still yielded, so that what their
+    requests bought is kept.
+    """
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    over = threading.Event()  # the run is over: closed, or stopped by an error
+
+    def play(shard: Shard) -> ShardResult:
+        played = 0
+
+        def on_game() -> None:
+            nonlocal played
+            played += 1
+            ticks.count(shard.name)
+            if (over.is_set() or stop.is_set()) and played < shard.games:
+                raise _Stopped  # the shard is not whole: not kept
+
+        return play_shard(shard, figures=False, on_game=on_game)
+
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eleusis-lab shard")
+    try:
+        futures = [pool.submit(play, shard) for shard in shards]
+        for future in as_completed(futures):
+            if stop.is_set():
+                for waiting in futures:
+                    waiting.cancel()
+            if future.cancelled() or isinstance(future.exception(), _Stopped):
+                continue
+            yield future.result()
+    finally:
+        over.set()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _in_worker(shard: Shard, address: Any, authkey: bytes) -> ShardResult:
@@ -259,6 +311,19 @@ def _dask(
             thing.close()
 
 
+def _spend(run: dict[str, Any], rows: Any, budget: Mapping[str, int]) -> str:
+    """Add a stored shard's requests and tokens to the run's; what ran over ``budget``,
+    or "" while it holds."""
+    for key, columns in (("calls", ("calls",)), ("tokens", ("tokens_in", "tokens_out"))):
+        used = sum(pc.sum(rows.column(column)).as_py() or 0 for column in columns)
+        if used:  # recorded in the run's entry once a seat reports any
+            run[key] = run.get(key, 0) + used
+    over = [
+        f"{run[key]:,} {key} of {budget[key]:,}" for key in budget if run.get(key, 0) >= budget[key]
+    ]
+    return ", ".join(over)
+
+
 def _results(
     shards: Sequence[Shard],
     jobs: int,
@@ -266,11 +331,15 @@ def _results(
     scheduler: Any,
     ticks: GameTicks,
     on_client: Callable[[Any], None] = lambda client: None,
+    stop: threading.Event | None = None,
 ) -> Iterator[ShardResult]:
     """The results of ``shards`` as they finish, the games played counted by ``ticks``
-    (but on Dask); ``on_client`` is called with the Dask client, once connected."""
+    (but on Dask); ``on_client`` is called with the Dask client, once connected; the
+    threads backend stops starting shards once ``stop`` is set (`_threads`)."""
     if backend == "dask":
         return _dask(shards, jobs, scheduler, on_client)
+    if backend == "threads":
+        return _threads(shards, jobs, ticks, stop or threading.Event())
     if jobs == 1 or len(shards) <= 1:
         return _in_process(shards, ticks)
     return _joblib(shards, jobs, ticks)
@@ -380,8 +449,10 @@ def run_experiment(
         Worker processes (local) or workers of the local Dask cluster; -1: every core.
     out : str or Path, optional
         The output directory; default: the spec's ``out``, else ``results/NAME``.
-    backend : {"local", "dask"}
-        ``"local"``: this process (``jobs=1``) or joblib processes. ``"dask"``: a
+    backend : {"local", "threads", "dask"}
+        ``"local"``: this process (``jobs=1``) or joblib processes. ``"threads"``:
+        ``jobs`` threads of this process, for agents that wait (language models: their
+        requests overlap; the decision limit is not enforced there). ``"dask"``: a
         ``distributed.LocalCluster`` of ``jobs`` workers, or the cluster ``scheduler``
         names; needs ``pip install 'eleusis-lab[dask]'``.
     scheduler : str or distributed.Client, optional
@@ -419,6 +490,9 @@ def run_experiment(
         A `ConfigError` when another run is writing ``out``.
     RunInterrupted
         On Ctrl-C, after keeping every finished shard; run again to resume.
+    BudgetSpent
+        Once the seats' language-model requests or tokens reach the spec's ``budget``
+        (checked as each shard is stored), after keeping every finished shard.
 
     Examples
     --------
@@ -600,6 +674,8 @@ def _run_locked(
     )
     started = time.perf_counter()
     faults = 0
+    spent = ""  # what ran over the budget, once something did
+    stop = threading.Event()  # set then: the threads backend starts no more shards
 
     def dask_cluster(client: Any) -> None:
         """Record the cluster a Dask run starts on: its workers and their threads."""
@@ -645,7 +721,7 @@ def _run_locked(
             bar,
             GameTicks(bar) as ticks,
             contextlib.closing(
-                _results(todo, jobs, backend, scheduler, ticks, dask_cluster)
+                _results(todo, jobs, backend, scheduler, ticks, dask_cluster, stop)
             ) as results,
         ):
             for result in results:
@@ -655,6 +731,11 @@ def _run_locked(
                 run["games_run"] += result.games
                 faults += pc.sum(rows.column("faults")).as_py() or 0
                 ticks.finished(result.shard.name, result.games)
+                spent = _spend(run, rows, spec.budget) or spent
+                if spent:
+                    stop.set()  # threads: the shards they finish meanwhile are kept
+                    if backend != "threads":
+                        break
     except KeyboardInterrupt:
         finish("interrupted")
         kept = len(done_shards(out) & {shard.name for shard in shards})
@@ -665,6 +746,13 @@ def _run_locked(
     except BaseException as error:
         finish("disk full" if disk_full(error) else "failed", error)
         raise
+    kept = len(done_shards(out) & {shard.name for shard in shards})
+    if spent and kept < len(shards):  # spent with every shard played is complete
+        finish("budget spent")
+        raise BudgetSpent(
+            f"budget spent: {spent}; {kept} of {plural(len(shards), 'shard')} kept in {out};"
+            " run again with a larger budget to go on"
+        )
     finish("complete")
     names = [shard.name for shard in shards]
     rows = sum(manifest["shards"][name]["rows"]["rows"] for name in names)
@@ -704,6 +792,9 @@ def run_command(args: argparse.Namespace) -> int:
     except RunInterrupted as interrupted:
         print(f"eleusis-lab: {interrupted}", file=sys.stderr)
         return 130
+    except BudgetSpent as spent:
+        print(f"eleusis-lab: {spent}", file=sys.stderr)
+        return 3
     run = done.run
     resumed = f", {run['shards_skipped']} already stored" if run["shards_skipped"] else ""
     if "shards_rebuilt" in run:

@@ -52,6 +52,7 @@ import pyarrow as pa
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
+from eleusis_lab.engines import seat_usage
 from eleusis_lab.games.table import GAMES, Outcome
 from eleusis_lab.record import card_text, sees_rule
 from eleusis_lab.rules import Rule, parse
@@ -112,6 +113,13 @@ _ROW_FIELDS = pa.schema(
         #   cards placed; new-eleusis: set-aside hands and the dealer's cards too)
         ("plays_to_identify", pa.int64()),  # game plays seen when identified; null: never
         ("faults", pa.int64()),  # the seat's faults
+        # what the seat's game cost beyond computing (Agent.usage): a language model's
+        # requests, tokens and seconds waiting; null for an agent that calls nothing
+        ("calls", pa.int64()),
+        ("tokens_in", pa.int64()),
+        ("tokens_out", pa.int64()),
+        ("reasoning_tokens", pa.int64()),
+        ("model_seconds", pa.float64()),
         ("prediction_accuracy", pa.float64()),  # Delphi: share of correct tokens; else null
         ("success", pa.bool_()),  # solo: the rule was found; other games: null
         ("found_turn", pa.int64()),  # solo: the turn it was found on; null: not found
@@ -452,6 +460,7 @@ class _ShardPlayer:
         for fault in getattr(record, "faults", ()):
             faults[fault.seat] += fault.count  # a retired seat's stop: every call it stands for
         told = _told(record, agents)
+        usage = [seat_usage(agent) for agent in agents]
         extra = {name: getattr(outcome, name) for name in _EXTRA_COLUMNS}
         common = {
             "experiment": cell.experiment,
@@ -495,6 +504,7 @@ class _ShardPlayer:
                     "plays": outcome.plays[seat],
                     "plays_to_identify": watches[seat].identified_at,
                     "faults": faults[seat],
+                    **usage[seat],
                     "participant": None if participants is None else participants[seat],
                     **{name: _at(values, seat) for name, values in extra.items()},
                 }

@@ -31,6 +31,10 @@ The keys
     isolate = false              # true: every agent plays from a process of its own
                                  #   (60 s per call; or isolate = SECONDS), the rows
                                  #   unchanged (eleusis_lab.isolation)
+    budget = {calls = 5000, tokens = 2_000_000}
+                                 # language models: the run stops cleanly, what it
+                                 #   finished kept, once its seats' requests or tokens
+                                 #   (in and out) reach either (checked per shard)
     dealer = {kind = "spread", measure = "bits", bins = 5}
                                  # handed to eleusis_lab.dealers.make_dealer; a rule's
                                  #   name or text is a fixed dealer: dealer = "suit_cycle"
@@ -144,6 +148,7 @@ _KEYS = (
     "events",
     "predictions",
     "isolate",
+    "budget",
     "dealer",
     "config",
     "agents",
@@ -152,6 +157,8 @@ _KEYS = (
     "lineups",
     "grid",
 )
+#: What a run's `budget` may bound: the requests of its seats, their tokens in and out.
+BUDGET_KEYS = ("calls", "tokens")
 #: How a line-up's agents take the seats; beside a top-level `agents` list, top-level keys.
 _SEATING_KEYS = ("rotate", "duplicate")
 _LINEUP_KEYS = ("name", "agents", *_SEATING_KEYS)
@@ -434,6 +441,12 @@ class ExperimentSpec:
     def unit(self) -> str:
         """``"game"`` or ``"match"``."""
         return self.cells[0].unit
+
+    @property
+    def budget(self) -> dict[str, int]:
+        """The run's budget of language-model ``calls`` and ``tokens`` (either may be
+        absent); empty without one."""
+        return dict(self.data.get("budget", {}))
 
     def with_units(self, units: int) -> ExperimentSpec:
         """The same spec with another number of games (or matches) per cell."""
@@ -804,6 +817,13 @@ def load_spec(
     events = _flag(data.get("events", False), "events", source)
     predictions = _flag(data.get("predictions", False), "predictions", source)
     isolate = _isolation(data.get("isolate", False), source)
+    if "budget" in data:
+        budget = _table(data["budget"], "budget", source)
+        _unknown_keys(budget, BUDGET_KEYS, "budget.", source)
+        if not budget:
+            raise ConfigError(f"{source}: budget: give calls = N, tokens = N or both")
+        for key, value in budget.items():
+            _whole(value, f"budget.{key}", source, minimum=1)
     # (an unknown game is reported below, with the games there are)
     ruled = [game for game in _games_named(data) if game not in GAMES or GAMES[game].needs_rule]
     if "dealer" not in data and ruled:

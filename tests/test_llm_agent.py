@@ -5,6 +5,7 @@ one retry, its faults, its cache, its transcripts, and a key that never leaks.""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -269,3 +270,194 @@ def test_the_agent_is_made_by_name_and_refuses_bad_parameters(capsys):
     code = main(["play", "--game", "solo", "--agents", "llm"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "model: name the endpoint's model" in err
+
+
+# -- rows -------------------------------------------------------------------------------------
+
+
+def test_a_runs_rows_hold_each_seats_calls_tokens_and_seconds(server, tmp_path):
+    from eleusis_lab.runner import run_experiment
+
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    spec = {"game": "classic", "games": 2, "players": 2, "dealer": "red(card)"}
+    rows = run_experiment(
+        {**spec, "agents": [agent, "random"]}, out=tmp_path / "run", progress=False
+    )
+    model, learner = rows[rows["slot"] == 0], rows[rows["slot"] == 1]
+    assert model["calls"].tolist() == model["plays"].tolist()  # a request per play
+    assert model["calls"].sum() == len(server.requests)
+    assert (model["tokens_in"] > 100 * model["calls"]).all() and (model["tokens_out"] > 0).all()
+    assert (model["reasoning_tokens"] == 0).all() and (model["model_seconds"] > 0).all()
+    assert learner[["calls", "tokens_in", "model_seconds"]].isna().all().all()
+
+
+def test_bench_solo_reports_the_models_usage(server):
+    from eleusis_lab.bench import format_solo_table, solo_games, summarize_solo
+
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    server.reasoning_tokens = 7
+    games = solo_games(["random", agent], rules=["red_only"], seeds=[0])
+    model = games.set_index("agent").loc[agent]
+    assert model["calls"] == 30 and model["reasoning_tokens"] == 7 * 30
+    assert games.set_index("agent").loc["random", ["calls", "tokens_in"]].isna().all()
+    table = summarize_solo(games)
+    assert table.loc[agent, "calls_per_game"] == 30
+    assert table.loc[agent, "tokens_per_game"] == model["tokens_in"] + model["tokens_out"]
+    assert math.isnan(table.loc["random", "calls_per_game"])
+    text = format_solo_table(table, 1, 1)
+    assert re.search(r"calls\s+tokens\s+model_s$", text.splitlines()[1])
+
+
+def test_the_report_shows_the_models_usage(server, tmp_path):
+    from eleusis_lab.report import write_report
+    from eleusis_lab.runner import run_experiment
+
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    spec = {"game": "classic", "games": 2, "players": 2, "dealer": "red(card)"}
+    rows = run_experiment({**spec, "agents": [agent, "random"]}, out=tmp_path, progress=False)
+    page = write_report(tmp_path, example_game=False).read_text()
+    section = page.split("<h2>Language models: requests, tokens and seconds</h2>")[1]
+    table = section.split("</table>")[0]
+    calls = int(rows.loc[rows["slot"] == 0, "calls"].sum())
+    assert f'<td class="num">{calls:,d}</td>' in table and "random" not in table
+
+
+def test_a_budget_stops_a_run_cleanly_and_a_larger_one_goes_on(server, tmp_path, capsys):
+    from eleusis_lab.runner import run_experiment
+
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    spec = tmp_path / "budget.toml"
+    spec.write_text(
+        'game = "solo"\ngames = 4\nshard_size = 1\ndealer = "red(card)"\n'
+        f'agents = ["{agent}"]\nbudget = {{calls = 45}}\n'
+    )
+    out = tmp_path / "out"
+    assert main(["run", str(spec), "--out", str(out), "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        f"eleusis-lab: budget spent: 60 calls of 45; 2 of 4 shards kept in {out};"
+        " run again with a larger budget to go on\n"
+    )
+    ran = json.loads((out / "metadata.json").read_text())["runs"][-1]
+    assert (ran["status"], ran["calls"], ran["shards_run"]) == ("budget spent", 60, 2)
+    assert len(server.requests) == 60  # 30 turns a game, never declaring
+    spec.write_text(spec.read_text().replace("calls = 45", "calls = 1000"))
+    rows = run_experiment(spec, out=out, progress=False)
+    assert rows["calls"].tolist() == [30] * 4 and len(server.requests) == 120
+
+
+def test_the_threads_backend_overlaps_the_games_requests_and_keeps_the_rows(server, tmp_path):
+    import threading
+    import time
+
+    from eleusis_lab.runner import run_experiment
+
+    lock, inside, most = threading.Lock(), [0], [0]
+
+    def slow(request):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)  # a model's wait, during which other games go on
+        with lock:
+            inside[0] -= 1
+        return plays_first_card(request)
+
+    server.default = slow
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    spec = {
+        "game": "solo",
+        "games": 4,
+        "shard_size": 1,
+        "dealer": "red(card)",
+        "agents": [agent],
+    }
+    threaded = run_experiment(
+        spec, out=tmp_path / "threads", backend="threads", jobs=4, progress=False
+    )
+    assert most[0] >= 2  # requests of different games were under way at once
+    one = run_experiment(spec, out=tmp_path / "one", progress=False)
+    columns = [c for c in one.columns if c not in ("wall_time", "model_seconds")]
+    assert threaded[columns].equals(one[columns])
+
+
+def test_bench_solo_plays_games_at_once_in_threads_with_the_same_rows(server):
+    import threading
+    import time
+
+    from eleusis_lab.bench import solo_games
+
+    lock, inside, most = threading.Lock(), [0], [0]
+
+    def slow(request):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        with lock:
+            inside[0] -= 1
+        return plays_first_card(request)
+
+    server.default = slow
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    rules, seeds = ["red_only", "suit_cycle"], [0, 1]
+    threaded = solo_games([agent, "random"], rules=rules, seeds=seeds, threads=4)
+    assert most[0] >= 2
+    one = solo_games([agent, "random"], rules=rules, seeds=seeds)
+    columns = [c for c in one.columns if c not in ("seconds", "model_seconds")]
+    assert threaded[columns].equals(one[columns])
+    # at most `concurrency` requests under way at one endpoint, whatever the threads
+    most[0] = 0
+    with ChatServer() as other:
+        other.default = slow
+        agent = f"llm(model='scripted', base_url='{other.base_url}', concurrency=1)"
+        solo_games([agent], rules=rules, seeds=seeds, threads=4)
+    assert most[0] == 1
+
+
+def test_a_run_killed_and_resumed_does_not_pay_twice(server, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from eleusis_lab.runner import run_experiment
+
+    cache = tmp_path / "replies.sqlite"
+    agent = (
+        f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5,"
+        f" cache='{cache}')"
+    )
+    spec = tmp_path / "killed.toml"
+    spec.write_text(
+        f'game = "solo"\ngames = 4\nshard_size = 1\ndealer = "red(card)"\nagents = ["{agent}"]\n'
+    )
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "eleusis_lab", "run", str(spec), "--out", str(out), "--quiet"]
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def kill_midway(request):
+        if len(server.requests) == 45:  # in the second game
+            os.kill(run.pid, signal.SIGKILL)
+        return plays_first_card(request)
+
+    server.default = kill_midway
+    assert run.wait(timeout=120) == -signal.SIGKILL
+    asked = len(server.requests)
+    server.default = plays_first_card
+    rows = run_experiment(spec, out=out, progress=False)
+    # every decision was asked once, but the one the kill cut short (asked, not stored)
+    assert asked >= 45 and len(server.requests) in (120, 121)
+    # what each game's requests cost: the resumed game's stored replies cost nothing
+    calls = rows.sort_values("game")["calls"].tolist()
+    assert calls[0] == calls[2] == calls[3] == 30 and calls[1] < 30
+
+
+def test_without_the_openai_client_the_agent_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "openai", None)  # import openai fails
+    code = main(["play", "--game", "solo", "--agents", "llm(model='m')"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "pip install 'eleusis-lab[llm]'" in err

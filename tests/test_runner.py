@@ -426,7 +426,9 @@ def test_the_dask_backend_without_dask_says_how_to_install_it(tmp_path, monkeypa
 
 
 def test_bad_run_settings_are_config_errors(tmp_path):
-    with pytest.raises(ConfigError, match="backend must be one of local, dask, got 'spark'"):
+    with pytest.raises(
+        ConfigError, match="backend must be one of local, threads, dask, got 'spark'"
+    ):
         run_experiment(small(), out=tmp_path, backend="spark")
     with pytest.raises(ConfigError, match="jobs must be a whole number >= 1"):
         run_experiment(small(), out=tmp_path, jobs=0)

@@ -10,7 +10,10 @@ does not parse gets one retry with the error quoted, then is a fault of the seat
 
 It plays solo (a card, a tentative rule with a confidence 0-10, and whether to declare,
 in one move, as the published benchmark asks), classic and four-to-eight Eleusis (a
-card, with its best guess of the rule) and Delphi (a probability per card).
+card, with its best guess of the rule), Delphi (a probability per card) and New
+Eleusis (a card, a string of 2-4 or "no play", with its best guess; it becomes the
+Prophet when it states that guess with a confidence of 9 or more, and the Prophet's
+calls are its stated rule's verdicts, without a request).
 
 The endpoint is `eleusis_lab.chat.ChatEndpoint` through the official ``openai`` client
 (``pip install 'eleusis-lab[llm]'``): Ollama, vLLM, a llama.cpp server, OpenRouter or a
@@ -47,8 +50,10 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, CardError, parse_card
+from eleusis_lab.games.new_eleusis import NewEleusisDecisions, NewEleusisObservation
 from eleusis_lab.games.solo import SoloDecisions, SoloMove
 from eleusis_lab.games.solo.scoring import MAX_TURNS
+from eleusis_lab.rules import Context, parse
 
 __all__ = ["PROMPTS", "LLMAgent", "LLMReplyError", "prompt_template", "read_reply"]
 
@@ -58,6 +63,7 @@ PROMPTS = {
     "classic": "classic.txt",
     "four-to-eight": "classic.txt",
     "delphi": "delphi.txt",
+    "new-eleusis": "new_eleusis.txt",
 }
 #: What a game's template says of the game beyond the common text (`prompt_template`).
 _GAME_NOTES = {
@@ -162,8 +168,6 @@ def _flag(value: Any) -> bool:
 
 
 def _rule(value: Any) -> str:
-    from eleusis_lab.rules import parse
-
     text = _text(value)
     parse(text)  # RuleSyntaxError (a ValueError) says where it fails
     return text
@@ -179,7 +183,7 @@ _CACHES: dict[str, Any] = {}  # path -> the ChatCache open in this process
 _CACHES_LOCK = threading.Lock()
 
 
-class LLMAgent(SoloDecisions, Agent):
+class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
     """A language model behind an OpenAI-compatible chat endpoint, as a player.
 
     Parameters
@@ -329,7 +333,12 @@ class LLMAgent(SoloDecisions, Agent):
         if self.info_.game == "delphi":
             who = "the oracle"
         verdict = "right" if event.right else "wrong"
-        line = f"{len(self.turns_) + 1}. {who} played {event.card}: {verdict}"
+        what = {  # New Eleusis tells more kinds of events than plays
+            "string": f"{who} played {event.card} in a string: the string was wrong",
+            "set_aside": f"{who} set aside {event.card} after a true no play",
+            "dealer": f"the dealer played {event.card} from {who}'s hand after a false no play",
+        }.get(event.kind, f"{who} played {event.card}: {verdict}")
+        line = f"{len(self.turns_) + 1}. {what}"
         reason = self.reasons_.get(len(self.turns_))
         if reason:
             line += f" (you thought: {reason})"
@@ -426,6 +435,61 @@ class LLMAgent(SoloDecisions, Agent):
         names = ("calls", "tokens_in", "tokens_out", "reasoning_tokens")
         return {**{name: made[name] for name in names}, "model_seconds": made["seconds"]}
 
+    def choose_turn(self, obs: NewEleusisObservation) -> tuple[Card, ...] | None:
+        """New Eleusis: a card, a string of 2 to 4, or None for "no play"."""
+        situation = "Sudden death is in force." if obs.phase == 2 else ""
+        prophet = "There is no Prophet." if obs.prophet is None else f"Seat {obs.prophet} is"
+        if obs.prophet is not None:
+            prophet += " the Prophet" + (" (you)." if obs.prophet == obs.seat else ".")
+        under = "; ".join(
+            f"under {card}: {_cards(wrong)}"
+            for card, wrong in zip(obs.main_line, obs.side_line, strict=False)
+            if wrong
+        )
+        prompt = self.template_.substitute(
+            players=self.info_.n_players,
+            seat=obs.seat,
+            situation=f"{prophet} {situation}".strip(),
+            main_line=_cards(obs.main_line),
+            side_line=under or "(none)",
+            hand_sizes=", ".join(f"seat {i}: {n}" for i, n in enumerate(obs.hand_sizes)),
+            history="\n".join(self.turns_[-HISTORY_TURNS:]) or "(none yet)",
+            hand=_cards(obs.hand),
+            example_card=obs.hand[0],
+        )
+        fields = {
+            "cards": self._string_of(obs.hand),
+            "rule": _rule,
+            "confidence": _number(0, 10),
+            "reasoning": _text,
+        }
+        reply = self._ask("choose_turn", prompt, fields)
+        self._remember(reply)
+        self.proposal_ = (reply["rule"], reply["confidence"] / 10)
+        return reply["cards"] or None
+
+    def call_play(self, obs: NewEleusisObservation, cards: tuple[Card, ...]) -> bool:
+        """The Prophet's call: the verdict of the rule the model last stated."""
+        rule = self._stated_rule()
+        if rule is None:
+            return super().call_play(obs, cards)
+        line = obs.main_line
+        for card in cards:
+            if not rule.accepts(card, Context(line)):
+                return False
+            line += (card,)
+        return True
+
+    def call_no_play(self, obs: NewEleusisObservation, hand: tuple[Card, ...]) -> bool:
+        """The Prophet's call of a "no play": the rule it last stated accepts none."""
+        rule = self._stated_rule()
+        if rule is None:
+            return super().call_no_play(obs, hand)
+        return not any(rule.accepts(card, Context(obs.main_line)) for card in hand)
+
+    def _stated_rule(self) -> Any:
+        return None if self.proposal_ is None else parse(self.proposal_[0])
+
     def propose_rule(self) -> tuple[str, float] | None:
         """The rule the model stated in its last reply, with its confidence (no call)."""
         return self.proposal_
@@ -435,6 +499,26 @@ class LLMAgent(SoloDecisions, Agent):
         return {k: v for k, v in self.__dict__.items() if k not in ("endpoint_", "endpoint_for_")}
 
     # -- one decision: a request, its reply read strictly, one retry
+
+    def _string_of(self, hand: tuple[Card, ...]) -> Callable[[Any], tuple[Card, ...]]:
+        """The reader of a New Eleusis turn: 0 ("no play") to 4 cards of the hand, each
+        card of the hand at most once (two decks: a face held twice may be played twice)."""
+        one = self._card_of(hand)
+
+        def string(value: Any) -> tuple[Card, ...]:
+            if not isinstance(value, list) or len(value) > 4:
+                raise ValueError(f"expected a list of 0 to 4 cards, got {value!r}")
+            left, played = list(hand), []
+            for text in value:
+                card = one(text)
+                held = [c for c in left if c.rank == card.rank and c.suit == card.suit]
+                if not held:
+                    raise ValueError(f"{text!r} is in the string more often than in your hand")
+                left.remove(held[0])
+                played.append(held[0])
+            return tuple(played)
+
+        return string
 
     def _card_of(self, hand: tuple[Card, ...]) -> Callable[[Any], Card]:
         def card(value: Any) -> Card:

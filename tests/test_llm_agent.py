@@ -50,6 +50,9 @@ def plays_first_card(request: dict) -> str:
     delphi = re.search(r"The next card is (\S+)\.", text)
     if delphi:
         return json.dumps({"probability": 0.5, "rule": "true", "reasoning": "no idea"})
+    if "YOUR TURN" in text:  # New Eleusis: a string of one card
+        reply = {"cards": hand_of(request)[:1], "rule": "true", "confidence": 1}
+        return json.dumps({**reply, "reasoning": "a guess"})
     return move(hand_of(request)[0])
 
 
@@ -193,6 +196,34 @@ def test_classic_and_delphi_seats(server):
     delphi = play_delphi("red(card)", [llm(server)], 4)
     assert delphi.faults == () and len(server.requests) == len(delphi.events)
     assert {p[0] for p in delphi.probabilities} == {0.5}
+
+
+def test_new_eleusis_strings_no_play_and_the_prophets_calls(server):
+    from eleusis_lab.games.new_eleusis import play_new_eleusis
+
+    def answer(request):
+        text, hand = first_prompt(request), hand_of(request)
+        turn = len([r for r in server.requests if "YOUR TURN" in first_prompt(r["json"])])
+        if turn == 1:  # the first turn: a string of the first two cards
+            cards, confidence = hand[:2], 3
+        elif turn == 2:  # then "no play"
+            cards, confidence = [], 3
+        else:  # then sure: red after red and black after black, as the Prophet
+            cards, confidence = hand[:1], 10
+        assert "New Eleusis" in text
+        reply = {"cards": cards, "rule": "color(card) == color(last)", "confidence": confidence}
+        return json.dumps({**reply, "reasoning": "colours"})
+
+    server.default = answer
+    seats = [llm(server), RandomAgent(), RandomAgent()]
+    record = play_new_eleusis("color(card) == color(last)", seats, 5)
+    assert record.faults == () and replay(record) == []
+    mine = [turn for turn in record.turns if turn.seat == 0]
+    assert len(mine[0].cards) == 2 and mine[1].cards == ()
+    assert record.prophets and record.prophets[0].seat == 0  # sure of its rule: Prophet
+    calls = [t for t in record.turns if t.prophet_call is not None and t.seat != 0]
+    assert calls and not any(t.overthrown for t in calls)  # its rule is the rule: right
+    assert len(server.requests) == len(mine)  # a request a turn; the calls cost none
 
 
 def test_the_llm_agent_passes_the_agent_checks(server):

@@ -364,20 +364,10 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             hand=_cards(obs.hand),
             example_card=obs.hand[0],
         )
-        fields = {
-            "card": self._card_of(obs.hand),
-            "rule": _rule,
-            "confidence": _number(0, 10),
-            "declare": _flag,
-            "reasoning": _text,
-        }
-        reply = self._ask("solo_move", prompt, fields)
-        self._remember(reply, f"rule {reply['rule']}, confidence {reply['confidence']:g}/10; ")
-        confidence = reply["confidence"] / 10
-        self.proposal_ = (reply["rule"], confidence)
+        reply = self._guess("solo_move", prompt, card=self._card_of(obs.hand), declare=_flag)
         if reply["declare"]:
             self.declared_ = (turn, reply["rule"])
-        return SoloMove(reply["card"], reply["rule"], confidence, reply["declare"])
+        return SoloMove(reply["card"], *self.proposal_, reply["declare"])
 
     def choose_play(self, obs: Observation) -> Card:
         wrong = "; ".join(
@@ -394,16 +384,7 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             hand=_cards(obs.hand),
             example_card=obs.hand[0],
         )
-        fields = {
-            "card": self._card_of(obs.hand),
-            "rule": _rule,
-            "confidence": _number(0, 10),
-            "reasoning": _text,
-        }
-        reply = self._ask("choose_play", prompt, fields)
-        self._remember(reply)
-        self.proposal_ = (reply["rule"], reply["confidence"] / 10)
-        return reply["card"]
+        return self._guess("choose_play", prompt, card=self._card_of(obs.hand))["card"]
 
     def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
         """Delphi's predictions, a request per card; elsewhere 0.5 for every card, as
@@ -457,16 +438,7 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             hand=_cards(obs.hand),
             example_card=obs.hand[0],
         )
-        fields = {
-            "cards": self._string_of(obs.hand),
-            "rule": _rule,
-            "confidence": _number(0, 10),
-            "reasoning": _text,
-        }
-        reply = self._ask("choose_turn", prompt, fields)
-        self._remember(reply)
-        self.proposal_ = (reply["rule"], reply["confidence"] / 10)
-        return reply["cards"] or None
+        return self._guess("choose_turn", prompt, cards=self._string_of(obs.hand))["cards"] or None
 
     def call_play(self, obs: NewEleusisObservation, cards: tuple[Card, ...]) -> bool:
         """The Prophet's call: the verdict of the rule the model last stated."""
@@ -570,6 +542,16 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
                 {"role": "user", "content": retry},
             ]
         raise AssertionError("unreachable")
+
+    def _guess(self, call: str, prompt: str, **answer: Callable[[Any], Any]) -> dict[str, Any]:
+        """The reply to a decision's ``prompt``: the ``answer`` fields and the model's
+        guess of the rule with its confidence 0-10, kept as its proposal and, with its
+        reasoning, in the history of its later prompts."""
+        fields = {**answer, "rule": _rule, "confidence": _number(0, 10), "reasoning": _text}
+        reply = self._ask(call, prompt, fields)
+        self.proposal_ = (reply["rule"], reply["confidence"] / 10)
+        self._remember(reply, f"rule {reply['rule']}, confidence {reply['confidence']:g}/10; ")
+        return reply
 
     def _remember(self, reply: Mapping[str, Any], stated: str = "") -> None:
         """Keep the model's reasoning for the event its decision makes, shown in the

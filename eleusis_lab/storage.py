@@ -79,7 +79,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -469,20 +469,31 @@ def read_manifest(out: str | Path, spec: str | None = None) -> dict[str, Any] | 
     """
     path = Path(out) / MANIFEST
     try:
-        manifest = _read_json(path)
-        problem = _manifest_problem(manifest)
-        if problem is not None:
-            raise ValueError(problem)
+        return _read_checked(path, _manifest_problem)
+    except (OSError, ValueError) as error:  # raised below, without the reader's traceback
+        why = _why(error)
+    raise BadManifest(
+        f"{path}: unreadable manifest ({why}); to set it aside and play the shards again,"
+        f" keeping the stored files whose contents replay, run: {_repair_command(out, spec)}"
+    )
+
+
+def _read_checked(path: Path, problem_of: Callable[[Any], str | None]) -> Any:
+    """The JSON of ``path``, or None without the file; `ValueError` naming the problem
+    ``problem_of`` finds in it (`OSError` as reading raises it)."""
+    try:
+        data = _read_json(path)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as error:
-        why = error.strerror if isinstance(error, OSError) and error.strerror else error
-        raise BadManifest(
-            f"{path}: unreadable manifest ({why}); to set it aside and play the shards again,"
-            " keeping the stored files whose contents replay, run:"
-            f" {_repair_command(out, spec)}"
-        ) from None
-    return manifest
+    problem = problem_of(data)
+    if problem is not None:
+        raise ValueError(problem)
+    return data
+
+
+def _why(error: OSError | ValueError) -> Any:
+    """What a file's reading error says, for its one line."""
+    return error.strerror if isinstance(error, OSError) and error.strerror else error
 
 
 def write_manifest(out: str | Path, manifest: dict[str, Any]) -> None:
@@ -983,19 +994,13 @@ def read_metadata(out: str | Path) -> dict[str, Any] | None:
     """
     path = Path(out) / METADATA
     try:
-        metadata = _read_json(path)
-        problem = _metadata_problem(metadata)
-        if problem is not None:
-            raise ValueError(problem)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        why = error.strerror if isinstance(error, OSError) and error.strerror else error
-        raise BadMetadata(
-            f"{path}: unreadable run metadata ({why}); to set it aside and record the runs"
-            f" anew, run: {_repair_command(out, None)}"
-        ) from None
-    return metadata
+        return _read_checked(path, _metadata_problem)
+    except (OSError, ValueError) as error:  # raised below, without the reader's traceback
+        why = _why(error)
+    raise BadMetadata(
+        f"{path}: unreadable run metadata ({why}); to set it aside and record the runs"
+        f" anew, run: {_repair_command(out, None)}"
+    )
 
 
 def _load(out: str | Path, kind: str) -> pd.DataFrame:

@@ -54,6 +54,7 @@ from eleusis_lab.games.new_eleusis import NewEleusisDecisions, NewEleusisObserva
 from eleusis_lab.games.solo import SoloDecisions, SoloMove
 from eleusis_lab.games.solo.scoring import MAX_TURNS
 from eleusis_lab.rules import Context, parse
+from eleusis_lab.shards import run_folder
 
 __all__ = ["PROMPTS", "LLMAgent", "LLMReplyError", "prompt_template", "read_reply"]
 
@@ -76,6 +77,9 @@ _GAME_NOTES = {
         " ends when a player has no cards left."
     ),
 }
+#: Where a run's games keep their transcripts and their replies, in its output folder,
+#: unless the agent's ``transcripts`` and ``cache`` say otherwise.
+RUN_TRANSCRIPTS, RUN_CACHE = "transcripts", "llm_cache.sqlite"
 #: The longest reasoning of the model's kept in the history of its later prompts.
 REASONING_KEPT = 200
 #: The turns of the history a classic or Delphi prompt shows (the most recent).
@@ -243,6 +247,13 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
         self.concurrency = concurrency
 
     def check_params(self) -> None:
+        self._check_values()
+        try:
+            self._endpoint()  # the endpoint checks the rest: base_url, timeout, retries
+        except ImportError as error:  # without the llm extra: one line saying how
+            raise ValueError(str(error)) from None
+
+    def _check_values(self) -> None:
         from eleusis_lab.chat import CACHE_MODES
 
         if not isinstance(self.model, str) or not self.model.strip():
@@ -266,18 +277,17 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, str) and value.strip()):
                 raise ValueError(f"{name}: expected a path or None, got {value!r}")
-        try:
-            self._endpoint()  # the endpoint checks the rest: base_url, timeout, retries
-        except ImportError as error:  # without the llm extra: one line saying how
-            raise ValueError(str(error)) from None
 
     # -- the endpoint, made once per agent and parameters
 
-    def _endpoint(self) -> Any:
+    def _endpoint(self, cache: str | Path | None = None) -> Any:
+        """The endpoint of these parameters, replying from ``cache`` (default: the
+        ``cache`` parameter)."""
         from eleusis_lab.chat import ChatEndpoint
 
+        cache = self.cache if cache is None else cache
         made = getattr(self, "endpoint_", None)
-        wanted = repr(sorted(self.get_params().items()))
+        wanted = repr((sorted(self.get_params().items()), str(cache)))
         if made is not None and getattr(self, "endpoint_for_", None) == wanted:
             return made
         params: dict[str, Any] = {"temperature": float(self.temperature)}
@@ -290,7 +300,7 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             timeout=self.timeout,
             retries=self.retries,
             params=params,
-            cache=_cache(self.cache) if self.cache and self.cache_mode != "off" else None,
+            cache=_cache(cache) if cache and self.cache_mode != "off" else None,
             cache_mode=self.cache_mode,
         )
         self.endpoint_for_ = wanted
@@ -302,7 +312,7 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
         super().start_game(info, rng)
         if info.game not in PROMPTS:
             raise ValueError(f"llm has no prompt for {info.game!r}; it plays {', '.join(PROMPTS)}")
-        self.check_params()
+        self._check_values()
         self.template_ = prompt_template(PROMPTS[info.game])
         deal = " ".join(map(str, info.hand)) + f" / {info.starter}"
         self.deal_ = hashlib.sha256(deal.encode()).hexdigest()[:12]
@@ -321,9 +331,14 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             "cached": 0,
             "retries": 0,
         }
+        # in a run, the transcripts and the cache go to its folder unless said otherwise
+        run = run_folder()
+        transcripts = self.transcripts or (None if run is None else run / RUN_TRANSCRIPTS)
+        cache = self.cache or (None if run is None else run / RUN_CACHE)
+        self._endpoint(cache)
         self.transcript_path_ = None
-        if self.transcripts is not None:
-            folder = Path(self.transcripts)
+        if transcripts is not None:
+            folder = Path(transcripts)
             folder.mkdir(parents=True, exist_ok=True)
             self.transcript_path_ = folder / f"{info.game}-{self.deal_}-seat{info.seat}.jsonl"
             self.transcript_path_.write_text("")  # a game played again starts it afresh
@@ -509,7 +524,7 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
     def _ask(self, call: str, prompt: str, fields: Mapping[str, Callable[[Any], Any]]) -> Any:
         """The reply to ``prompt`` read by ``fields`` (`read_reply`); a reply that cannot
         be used is asked again once, quoting why, then is `LLMReplyError`."""
-        endpoint = self._endpoint()
+        endpoint = self.endpoint_  # made for the game in start_game
         messages = [{"role": "user", "content": prompt}]
         decision, self.decisions_ = self.decisions_, self.decisions_ + 1
         for attempt in (1, 2):

@@ -166,9 +166,10 @@ def shard_size(cell: Cell, units: int) -> int:
 # -- backends: each yields the ShardResults of the shards as they finish -------------------
 
 
-def _in_process(shards: Sequence[Shard], ticks: GameTicks) -> Iterator[ShardResult]:
+def _in_process(shards: Sequence[Shard], ticks: GameTicks, out: Path) -> Iterator[ShardResult]:
     for shard in shards:
-        yield play_shard(shard, figures=False, on_game=functools.partial(ticks.count, shard.name))
+        on_game = functools.partial(ticks.count, shard.name)
+        yield play_shard(shard, figures=False, on_game=on_game, out=out)
 
 
 class _Stopped(Exception):
@@ -176,7 +177,7 @@ class _Stopped(Exception):
 
 
 def _threads(
-    shards: Sequence[Shard], jobs: int, ticks: GameTicks, stop: threading.Event
+    shards: Sequence[Shard], jobs: int, ticks: GameTicks, stop: threading.Event, out: Path
 ) -> Iterator[ShardResult]:
     """Shards played by ``jobs`` threads of this process, for agents that wait rather
     than compute (language models: their games' requests overlap). The decision limit
@@ -200,7 +201,7 @@ def _threads(
             if (over.is_set() or stop.is_set()) and played < shard.games:
                 raise _Stopped  # the shard is not whole: not kept
 
-        return play_shard(shard, figures=False, on_game=on_game)
+        return play_shard(shard, figures=False, on_game=on_game, out=out)
 
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eleusis-lab shard")
     try:
@@ -217,13 +218,12 @@ def _threads(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _in_worker(shard: Shard, address: Any, authkey: bytes) -> ShardResult:
+def _in_worker(shard: Shard, address: Any, authkey: bytes, out: Path) -> ShardResult:
     """Play a shard in a worker process that ends when the run's process does, telling
     the run after each game (`eleusis_lab.progress`)."""
     _watch_parent()
-    return play_shard(
-        shard, figures=False, on_game=functools.partial(tick, address, authkey, shard.name)
-    )
+    on_game = functools.partial(tick, address, authkey, shard.name)
+    return play_shard(shard, figures=False, on_game=on_game, out=out)
 
 
 @functools.cache  # once per worker process
@@ -260,7 +260,9 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _joblib(shards: Sequence[Shard], jobs: int, ticks: GameTicks) -> Iterator[ShardResult]:
+def _joblib(
+    shards: Sequence[Shard], jobs: int, ticks: GameTicks, out: Path
+) -> Iterator[ShardResult]:
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
@@ -270,12 +272,16 @@ def _joblib(shards: Sequence[Shard], jobs: int, ticks: GameTicks) -> Iterator[Sh
         # design, and the shards not yet played go to the other workers: nothing is lost.
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs")
         yield from parallel(
-            delayed(_in_worker)(shard, ticks.address, ticks.authkey) for shard in shards
+            delayed(_in_worker)(shard, ticks.address, ticks.authkey, out) for shard in shards
         )
 
 
 def _dask(
-    shards: Sequence[Shard], jobs: int, scheduler: Any, on_client: Callable[[Any], None]
+    shards: Sequence[Shard],
+    jobs: int,
+    scheduler: Any,
+    on_client: Callable[[Any], None],
+    out: Path,
 ) -> Iterator[ShardResult]:
     try:
         from distributed import Client, LocalCluster, as_completed
@@ -298,7 +304,7 @@ def _dask(
     else:
         client = scheduler  # a distributed.Client the caller keeps
     on_client(client)
-    futures = client.map(play_shard, list(shards), figures=False, pure=False)
+    futures = client.map(play_shard, list(shards), figures=False, out=str(out), pure=False)
     pending = set(futures)
     try:
         for future in as_completed(futures):
@@ -330,19 +336,21 @@ def _results(
     backend: str,
     scheduler: Any,
     ticks: GameTicks,
+    out: Path,
     on_client: Callable[[Any], None] = lambda client: None,
     stop: threading.Event | None = None,
 ) -> Iterator[ShardResult]:
     """The results of ``shards`` as they finish, the games played counted by ``ticks``
-    (but on Dask); ``on_client`` is called with the Dask client, once connected; the
-    threads backend stops starting shards once ``stop`` is set (`_threads`)."""
+    (but on Dask), their agents told the run's folder ``out`` (`run_folder`);
+    ``on_client`` is called with the Dask client, once connected; the threads backend
+    stops starting shards once ``stop`` is set (`_threads`)."""
     if backend == "dask":
-        return _dask(shards, jobs, scheduler, on_client)
+        return _dask(shards, jobs, scheduler, on_client, out)
     if backend == "threads":
-        return _threads(shards, jobs, ticks, stop or threading.Event())
+        return _threads(shards, jobs, ticks, stop or threading.Event(), out)
     if jobs == 1 or len(shards) <= 1:
-        return _in_process(shards, ticks)
-    return _joblib(shards, jobs, ticks)
+        return _in_process(shards, ticks, out)
+    return _joblib(shards, jobs, ticks, out)
 
 
 def _know_pools(spec: ExperimentSpec) -> None:
@@ -721,7 +729,7 @@ def _run_locked(
             bar,
             GameTicks(bar) as ticks,
             contextlib.closing(
-                _results(todo, jobs, backend, scheduler, ticks, dask_cluster, stop)
+                _results(todo, jobs, backend, scheduler, ticks, out, dask_cluster, stop)
             ) as results,
         ):
             for result in results:

@@ -39,12 +39,14 @@ True
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import functools
 import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -539,8 +541,28 @@ class _ShardPlayer:
             self.events.append(row)
 
 
+#: The output folder of the run whose shard this thread plays (`run_folder`).
+_RUN_FOLDER: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
+    "run_folder", default=None
+)
+
+
+def run_folder() -> Path | None:
+    """The output folder of the run whose shard is being played here, or None outside
+    a run: where an agent may keep what belongs beside the results (a language model's
+    transcripts and cache of replies, `eleusis_agents.llm`).
+
+    >>> run_folder() is None
+    True
+    """
+    return _RUN_FOLDER.get()
+
+
 def play_shard(
-    shard: Shard, figures: bool = True, on_game: Callable[[], None] | None = None
+    shard: Shard,
+    figures: bool = True,
+    on_game: Callable[[], None] | None = None,
+    out: str | Path | None = None,
 ) -> ShardResult:
     """Play the games of a shard; its rows follow `ROW_SCHEMA` (and `EVENT_SCHEMA`).
 
@@ -553,6 +575,8 @@ def play_shard(
         `add_rule_figures` to fill in later (the runner does so, once per rule).
     on_game : callable, optional
         Called after each game (the runner's progress bar).
+    out : str or Path, optional
+        The run's output folder, told to the agents by `run_folder` while they play.
 
     Returns
     -------
@@ -560,6 +584,14 @@ def play_shard(
         The rows in the order of games and seats, the events (None unless the cell asks
         for them), the number of games and the seconds it took.
     """
+    token = _RUN_FOLDER.set(None if out is None else Path(out))
+    try:
+        return _play_shard(shard, figures, on_game)
+    finally:
+        _RUN_FOLDER.reset(token)
+
+
+def _play_shard(shard: Shard, figures: bool, on_game: Callable[[], None] | None) -> ShardResult:
     started = time.perf_counter()
     player = _ShardPlayer(shard, figures)
     cell = shard.cell

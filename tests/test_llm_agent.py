@@ -454,11 +454,8 @@ def test_a_run_killed_and_resumed_does_not_pay_twice(server, tmp_path):
 
     from eleusis_lab.runner import run_experiment
 
-    cache = tmp_path / "replies.sqlite"
-    agent = (
-        f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5,"
-        f" cache='{cache}')"
-    )
+    # no cache named: a run keeps the replies in its folder
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
     spec = tmp_path / "killed.toml"
     spec.write_text(
         f'game = "solo"\ngames = 4\nshard_size = 1\ndealer = "red(card)"\nagents = ["{agent}"]\n'
@@ -492,3 +489,19 @@ def test_without_the_openai_client_the_agent_says_how_to_install_it(monkeypatch,
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "pip install 'eleusis-lab[llm]'" in err
+
+
+def test_a_runs_transcripts_and_replies_go_to_its_folder(server, tmp_path):
+    from eleusis_lab.runner import run_experiment
+
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    spec = {"game": "solo", "games": 2, "shard_size": 1, "dealer": "red(card)"}
+    out = tmp_path / "run"
+    run_experiment({**spec, "agents": [agent]}, out=out, progress=False)
+    transcripts = sorted((out / "transcripts").iterdir())
+    assert len(transcripts) == 2  # one a game (and seat)
+    assert sum(len(path.read_text().splitlines()) for path in transcripts) == 60
+    assert (out / "llm_cache.sqlite").is_file() and len(server.requests) == 60
+    # the same run again into its folder: every shard stored, nothing asked
+    run_experiment({**spec, "agents": [agent]}, out=out, progress=False)
+    assert len(server.requests) == 60

@@ -215,13 +215,23 @@ def text(show: Callable[[object], str], value: object) -> str:
     ``__repr__`` that never returns: `_shown_within`); a real interrupt still goes up
     (`is_interrupt`)."""
     # A fault's message must not raise a fault of its own.
+    return guarded(
+        lambda: plain_text(_shown_within(show, value)) or "",
+        lambda error: f"<{class_name(value)} that cannot be shown>",
+    )
+
+
+def guarded(read: Callable[[], Any], failed: Callable[[BaseException], Any]) -> Any:
+    """``read()``, the engine reading an agent's objects outside its calls (a message's
+    repr, its parameters, its usage); ``failed(error)`` for what that raises, anything
+    but a real interrupt (`is_interrupt`), which goes up."""
     received = _INTERRUPTS.received
     try:
-        return plain_text(_shown_within(show, value)) or ""
+        return read()
     except BaseException as error:
         if is_interrupt(error, received):
             raise
-        return f"<{class_name(value)} that cannot be shown>"
+        return failed(error)
 
 
 #: The `DecisionLimit` of the game this thread plays, if any (`_shown_within`).
@@ -381,13 +391,10 @@ def describe_seat(agent: Agent, told: bool | None = None) -> dict[str, Any]:
     >>> describe_seat(Broken())["params"]
     {'get_params': 'raised SystemExit: 3'}
     """
-    received = _INTERRUPTS.received
-    try:
-        params = plain_param(agent.get_params())
-    except BaseException as error:
-        if is_interrupt(error, received):
-            raise
-        params = {"get_params": f"raised {exception_text(error)}"}
+    params = guarded(
+        lambda: plain_param(agent.get_params()),
+        lambda error: {"get_params": f"raised {exception_text(error)}"},
+    )
     if type(params) is not dict:
         params = {"get_params": f"returned {shorten(text(repr, params))}, not a dict"}
     return describe_agent(agent, told, params)
@@ -408,15 +415,13 @@ def seat_usage(agent: Agent) -> dict[str, float | None]:
     {'calls': 3, 'tokens_in': 1200, 'tokens_out': None, 'reasoning_tokens': None, \
 'model_seconds': 2.5}
     """
-    received = _INTERRUPTS.received
-    try:
+
+    def read() -> dict[str | None, float | None]:
         reported = agent.usage()
-        reported = dict.items(reported) if issubclass(type(reported), dict) else ()
-        values = {plain_text(key): plain_float(value) for key, value in reported}
-    except BaseException as error:
-        if is_interrupt(error, received):
-            raise
-        values = {}
+        items = dict.items(reported) if issubclass(type(reported), dict) else ()
+        return {plain_text(key): plain_float(value) for key, value in items}
+
+    values = guarded(read, lambda error: {})
     usage: dict[str, float | None] = {}
     for field in USAGE_FIELDS:
         value = values.get(field)

@@ -54,7 +54,7 @@ from eleusis_lab.games.new_eleusis import NewEleusisDecisions, NewEleusisObserva
 from eleusis_lab.games.solo import SoloDecisions, SoloMove
 from eleusis_lab.games.solo.scoring import MAX_TURNS
 from eleusis_lab.rules import Context, parse
-from eleusis_lab.shards import run_folder
+from eleusis_lab.run_context import run_folder
 
 __all__ = ["PROMPTS", "LLMAgent", "LLMReplyError", "prompt_template", "read_reply"]
 
@@ -283,11 +283,12 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
     def _endpoint(self, cache: str | Path | None = None) -> Any:
         """The endpoint of these parameters, replying from ``cache`` (default: the
         ``cache`` parameter)."""
-        from eleusis_lab.chat import ChatEndpoint
+        from eleusis_lab.chat import ChatEndpoint, cache_mode_in_force
 
         cache = self.cache if cache is None else cache
+        mode = cache_mode_in_force(self.cache_mode)  # --llm-cache, over the parameter
         made = getattr(self, "endpoint_", None)
-        wanted = repr((sorted(self.get_params().items()), str(cache)))
+        wanted = repr((sorted(self.get_params().items()), str(cache), mode))
         if made is not None and getattr(self, "endpoint_for_", None) == wanted:
             return made
         params: dict[str, Any] = {"temperature": float(self.temperature)}
@@ -300,8 +301,8 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             timeout=self.timeout,
             retries=self.retries,
             params=params,
-            cache=_cache(cache) if cache and self.cache_mode != "off" else None,
-            cache_mode=self.cache_mode,
+            cache=_cache(cache) if cache and mode != "off" else None,
+            cache_mode=mode,
         )
         self.endpoint_for_ = wanted
         return self.endpoint_
@@ -607,6 +608,7 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
                 "attempts": reply.attempts,
                 "retried": list(reply.retried),
                 "cached": reply.cached,
+                "cache_mode": self.endpoint_.cache_mode if self.endpoint_.cache else "off",
                 "unusable": problem,
             }
             with self.transcript_path_.open("a", encoding="utf-8") as out:

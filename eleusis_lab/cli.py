@@ -11,8 +11,10 @@ record.agent_from_dict`), or a file over `eleusis_lab.record.MAX_RECORD_BYTES`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -21,6 +23,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from eleusis_lab.cards import CardError, format_cards, parse_cards
+from eleusis_lab.chat import CACHE_MODE_ENV, CACHE_MODES
 from eleusis_lab.engines import MOST_SECONDS, is_seconds
 from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.solo import TIMINGS
@@ -61,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        with _llm_cache(getattr(args, "llm_cache", None)):
+            return args.run(args)
     except RuleSyntaxError as error:
         print(f"eleusis-lab: bad rule: {error.one_line()}", file=sys.stderr)
     except OSError as error:  # the file, then the reason: no errno
@@ -173,6 +177,34 @@ _DECISION_LIMIT_HELP = (
     " stopped, a fault, and its seat retired for the rest of the game (its later"
     " decisions the engine's substitutes), so that a hanging agent costs it once a game"
 )
+
+
+_LLM_CACHE_HELP = (
+    "what language-model agents do with their cache of replies, over their own cache_mode:"
+    " write (replay what is stored, store what is new), read (replay only) or off; set"
+    f" through ${CACHE_MODE_ENV}, which their worker and agent processes inherit"
+)
+
+
+def _llm_cache_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--llm-cache", choices=CACHE_MODES, help=_LLM_CACHE_HELP)
+
+
+@contextlib.contextmanager
+def _llm_cache(mode: str | None):
+    """Set `CACHE_MODE_ENV` to ``mode`` while a command runs (nothing for None)."""
+    if mode is None:
+        yield
+        return
+    before = os.environ.get(CACHE_MODE_ENV)
+    os.environ[CACHE_MODE_ENV] = mode
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[CACHE_MODE_ENV]
+        else:
+            os.environ[CACHE_MODE_ENV] = before
 
 
 def _command(commands, name: str, help: str, example: str, **kwargs) -> argparse.ArgumentParser:
@@ -336,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
         + ", ".join(_showing_beliefs())
         + ")",
     )
+    _llm_cache_option(play)
     play.set_defaults(run=_play)
 
     run = _command(
@@ -388,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
         " shard is played again and the stored files that replay the same are recorded in"
         " a new one; without --repair, such a folder stops the run (exit 2)",
     )
+    _llm_cache_option(run)
     run.set_defaults(run=_run)
 
     report = _command(
@@ -471,6 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--rules", nargs="+", metavar="RULE", help="catalog names or rule texts (default: all)"
     )
     agents.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
+    _llm_cache_option(agents)
     agents.set_defaults(run=_bench_agents)
     decisions = _command(
         bench,
@@ -545,6 +580,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="games at once, in threads: for language models, whose games wait (the same"
         " rows; the decision limit is not enforced in threads)",
     )
+    _llm_cache_option(solo)
     solo.set_defaults(run=_bench_solo)
     calibrate = _command(
         bench,

@@ -12,7 +12,8 @@ every later call of the game (each a fault the engine records and replaces by it
 rule), until the next game starts another process.
 
 The game is the same: the agent gets the same `GameInfo` (the rule only if its class
-sees it), the same generator and copies of the same observations, its answers and the
+sees it), the same generator and copies of the same observations, the same run folder
+(`eleusis_lab.run_context.run_folder`, sent with each call), its answers and the
 exceptions it raises (by name and text) come back, and the record describes the agent
 as it would in-process, so an isolated game's record is the in-process one. No code of
 the agent runs in the engine's process, not even its module's import: the module is
@@ -23,8 +24,9 @@ registry's base built from that description (`_stand_in_class`), whose ``get_par
 is the toolkit's; and its answers are read within the limit and decoded from plain
 values only (`eleusis_lab.wire`). The process ends when the engine's does, whatever
 the agent is doing. A process serves one stand-in at a time and is kept for the next
-stand-in of the same agent, so a run pays the start of a process once per seat, not
-once per game.
+stand-in of the same agent once `release` gives it back (a run does, at the end of each
+game) or the stand-in is collected, so a run pays the start of a process once per seat
+and worker, not once per game.
 
 The limits: only the calls go through the pipe, so the agent's class must be
 importable by ``module:Class`` in the new process; what the agent does there (fill
@@ -57,9 +59,10 @@ from typing import Any
 from eleusis_lab.agent import Parameters, _init_parameters
 from eleusis_lab.engines import MOST_SECONDS, is_seconds
 from eleusis_lab.registry import AGENTS, AgentRegistry, AgentSpecError
+from eleusis_lab.run_context import in_run_folder, run_folder
 from eleusis_lab.wire import TooLate, UnsafeMessage, decode, receive
 
-__all__ = ["DEFAULT_LIMIT", "AgentStopped", "isolated"]
+__all__ = ["DEFAULT_LIMIT", "AgentStopped", "isolated", "release"]
 
 #: Seconds an isolated agent may take to answer one call before its process is stopped.
 DEFAULT_LIMIT = 60.0
@@ -241,8 +244,30 @@ def _server_of(stand_in: Any, starting: bool) -> _Server:
     idle = _IDLE.setdefault(key, [])
     server = idle.pop() if idle else _Server(target, stand_in.get_params(), limit, registry)
     stand_in._server = server
-    weakref.finalize(stand_in, _release, key, server)
+    stand_in._release = weakref.finalize(stand_in, _release, key, server)
     return server
+
+
+def release(agent: Any) -> None:
+    """Give the process of an isolated ``agent`` (a stand-in made by `isolated`) back for
+    the next stand-in of the same agent, now that its game is over, rather than when the
+    stand-in is collected; nothing for any other agent.
+
+    >>> from eleusis_lab.games.classic import play_classic
+    >>> seats = [isolated("random"), isolated("random")]
+    >>> _ = play_classic("red(card)", seats, seed=1)
+    >>> used = {agent._server.process.pid for agent in seats}
+    >>> for agent in seats:
+    ...     release(agent)
+    >>> again = [isolated("random"), isolated("random")]
+    >>> _ = play_classic("red(card)", again, seed=2)
+    >>> {agent._server.process.pid for agent in again} == used  # the same two processes
+    True
+    """
+    finalizer = getattr(agent, "__dict__", {}).pop("_release", None)
+    if finalizer is not None:
+        agent.__dict__.pop("_server", None)
+        finalizer()
 
 
 def _key(stand_in: Any) -> tuple:
@@ -304,7 +329,9 @@ class _Server:
                 except _Refused as refusal:
                     self.stop()
                     raise AgentStopped(str(refusal)) from None
-            self.pipe.send((name, args, kwargs))
+            # the agent is told the run it plays for, as it would be in the engine's process
+            folder = run_folder()
+            self.pipe.send((name, args, kwargs, None if folder is None else str(folder)))
             answer = decode(receive(self.pipe, self.limit))
         except TooLate:
             self.stop()
@@ -404,11 +431,12 @@ def _serve(
         return
     while True:
         try:
-            name, args, kwargs = pipe.recv()
+            name, args, kwargs, folder = pipe.recv()
         except (EOFError, OSError):
             return
         try:
-            answer: tuple = ("ok", getattr(agent, name)(*args, **kwargs))
+            with in_run_folder(folder):
+                answer: tuple = ("ok", getattr(agent, name)(*args, **kwargs))
             pipe.send(answer)
         except Exception as error:
             pipe.send(("raised", type(error).__name__, str(error)))

@@ -57,6 +57,7 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from eleusis_lab.chat import CACHE_MODE_ENV
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.progress import GameTicks, tick
 from eleusis_lab.shards import (
@@ -341,9 +342,10 @@ def _results(
     stop: threading.Event | None = None,
 ) -> Iterator[ShardResult]:
     """The results of ``shards`` as they finish, the games played counted by ``ticks``
-    (but on Dask), their agents told the run's folder ``out`` (`run_folder`);
-    ``on_client`` is called with the Dask client, once connected; the threads backend
-    stops starting shards once ``stop`` is set (`_threads`)."""
+    (but on Dask), their agents told the run's folder ``out``
+    (`eleusis_lab.run_context.run_folder`); ``on_client`` is called with the Dask client,
+    once connected; the threads backend stops starting shards once ``stop`` is set
+    (`_threads`)."""
     if backend == "dask":
         return _dask(shards, jobs, scheduler, on_client, out)
     if backend == "threads":
@@ -655,6 +657,8 @@ def _run_locked(
         "versions": _versions(),
         "git": _git(),
     }
+    if os.environ.get(CACHE_MODE_ENV):  # --llm-cache: how the run's models were answered
+        run["llm_cache"] = os.environ[CACHE_MODE_ENV]
     metadata = {
         "experiment": spec.name,
         "source": spec.source,

@@ -39,7 +39,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import copy
 import functools
 import json
@@ -56,9 +55,11 @@ from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import seat_usage
 from eleusis_lab.games.table import GAMES, Outcome
+from eleusis_lab.isolation import isolated, release
 from eleusis_lab.record import card_text, sees_rule
 from eleusis_lab.rules import Rule, parse
 from eleusis_lab.rules.complexity import Measure, measures
+from eleusis_lab.run_context import in_run_folder
 from eleusis_lab.spec import Cell
 
 __all__ = [
@@ -397,8 +398,6 @@ def _as_rule(rule: Rule | str) -> Rule:
 
 
 def _isolated(registry, limit: float, name: str, **params: Any) -> Any:
-    from eleusis_lab.isolation import isolated
-
     return isolated(name, params, registry=registry, limit=limit)
 
 
@@ -463,6 +462,8 @@ class _ShardPlayer:
             faults[fault.seat] += fault.count  # a retired seat's stop: every call it stands for
         told = _told(record, agents)
         usage = [seat_usage(agent) for agent in agents]
+        for agent in agents:  # an isolated agent's process serves the next game's
+            release(agent)
         extra = {name: getattr(outcome, name) for name in _EXTRA_COLUMNS}
         common = {
             "experiment": cell.experiment,
@@ -541,23 +542,6 @@ class _ShardPlayer:
             self.events.append(row)
 
 
-#: The output folder of the run whose shard this thread plays (`run_folder`).
-_RUN_FOLDER: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
-    "run_folder", default=None
-)
-
-
-def run_folder() -> Path | None:
-    """The output folder of the run whose shard is being played here, or None outside
-    a run: where an agent may keep what belongs beside the results (a language model's
-    transcripts and cache of replies, `eleusis_agents.llm`).
-
-    >>> run_folder() is None
-    True
-    """
-    return _RUN_FOLDER.get()
-
-
 def play_shard(
     shard: Shard,
     figures: bool = True,
@@ -576,7 +560,8 @@ def play_shard(
     on_game : callable, optional
         Called after each game (the runner's progress bar).
     out : str or Path, optional
-        The run's output folder, told to the agents by `run_folder` while they play.
+        The run's output folder, told to the agents by
+        `eleusis_lab.run_context.run_folder` while they play.
 
     Returns
     -------
@@ -584,11 +569,8 @@ def play_shard(
         The rows in the order of games and seats, the events (None unless the cell asks
         for them), the number of games and the seconds it took.
     """
-    token = _RUN_FOLDER.set(None if out is None else Path(out))
-    try:
+    with in_run_folder(out):
         return _play_shard(shard, figures, on_game)
-    finally:
-        _RUN_FOLDER.reset(token)
 
 
 def _play_shard(shard: Shard, figures: bool, on_game: Callable[[], None] | None) -> ShardResult:

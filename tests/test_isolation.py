@@ -156,6 +156,22 @@ def test_the_agents_module_is_imported_in_its_process_only(tmp_path, monkeypatch
     assert "import_spy" not in sys.modules and str(os.getpid()) not in marker.read_text()
 
 
+def test_a_runs_games_share_one_process_per_isolated_agent(tmp_path, monkeypatch):
+    (tmp_path / "import_spy.py").write_text(IMPORT_SPY)
+    marker = tmp_path / "importers"
+    monkeypatch.setenv("IMPORT_MARKER", str(marker))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = {"games": 8, "shard_size": 4, "players": 2, "dealer": "red(card)", "isolate": True}
+    run_experiment(  # depth 7: an agent no other test left an idle process of
+        {**spec, "agents": ["import_spy:Watcher(depth=7)", "random"]},
+        out=tmp_path / "run",
+        progress=False,
+    )
+    # the spec's check and the 8 games, one after the other: one process, given back
+    # at the end of each game (before: one a game, as long as the stand-ins lived)
+    assert len(marker.read_text().split()) == 1
+
+
 def test_the_parameters_are_read_in_the_agents_process(tmp_path):
     import os
 

@@ -505,3 +505,60 @@ def test_a_runs_transcripts_and_replies_go_to_its_folder(server, tmp_path):
     # the same run again into its folder: every shard stored, nothing asked
     run_experiment({**spec, "agents": [agent]}, out=out, progress=False)
     assert len(server.requests) == 60
+
+
+def test_llm_cache_chooses_what_every_model_of_a_command_does_with_its_cache(server, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from eleusis_lab.storage import read_metadata
+
+    cache = tmp_path / "replies.sqlite"
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5"
+    spec = tmp_path / "cached.toml"
+    games = 'game = "solo"\ngames = 2\nshard_size = 1\ndealer = "red(card)"\n'
+    spec.write_text(games + f"agents = [\"{agent}, cache='{cache}')\"]\n")
+
+    def run(out: str, *flags: str) -> dict:
+        command = [sys.executable, "-m", "eleusis_lab", "run", str(spec), "--out", out]
+        env = {k: v for k, v in os.environ.items() if k != "ELEUSIS_LAB_LLM_CACHE"}
+        done = subprocess.run(
+            [*command, "--quiet", "--jobs", "2", *flags], env=env, capture_output=True
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        return read_metadata(tmp_path / out)["runs"][-1]
+
+    assert "llm_cache" not in run(str(tmp_path / "first"))  # the agent's own mode: write
+    assert len(server.requests) == 60 and cache.is_file()
+    # read: replayed from the agent's cache in the workers, nothing asked
+    assert run(str(tmp_path / "read"), "--llm-cache", "read")["llm_cache"] == "read"
+    assert len(server.requests) == 60
+    [entry, *_] = (tmp_path / "read" / "transcripts").glob("*.jsonl")
+    first = json.loads(entry.read_text().splitlines()[0])
+    assert first["cached"] and first["cache_mode"] == "read"
+    # off: every decision asked again, and nothing stored
+    before = cache.stat().st_size
+    run(str(tmp_path / "off"), "--llm-cache", "off")
+    assert len(server.requests) == 120 and cache.stat().st_size == before
+
+
+def test_a_bad_cache_mode_in_the_environment_is_one_line(server, monkeypatch, capsys):
+    monkeypatch.setenv("ELEUSIS_LAB_LLM_CACHE", "sometimes")
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    code = main(["play", "--game", "solo", "--agents", agent])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "ELEUSIS_LAB_LLM_CACHE='sometimes': expected one of off, read, write" in err
+
+
+def test_an_isolated_model_keeps_its_transcripts_in_the_runs_folder(server, tmp_path):
+    from eleusis_lab.runner import run_experiment
+
+    agent = f"llm(model='scripted', base_url='{server.base_url}', retries=0, timeout=5)"
+    spec = {"game": "solo", "games": 1, "dealer": "red(card)", "agents": [agent]}
+    out = tmp_path / "run"
+    run_experiment({**spec, "isolate": 30}, out=out, progress=False)
+    [transcript] = (out / "transcripts").iterdir()
+    assert len(transcript.read_text().splitlines()) == 30
+    assert (out / "llm_cache.sqlite").is_file()

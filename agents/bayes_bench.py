@@ -40,11 +40,12 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from eleusis_agents.bayes import BayesAgent
+from eleusis_agents.bayes import _OPENINGS, BayesAgent
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
 from eleusis_lab.games.classic import play_classic
+from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule
 from eleusis_lab.rules.analysis import check_acceptable
 from eleusis_lab.rules.catalog import catalog
@@ -52,6 +53,7 @@ from eleusis_lab.rules.context import NO_CARD, OUTCOME_NONE, OUTCOME_RIGHT, OUTC
 from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.grammar import Grammar
 from eleusis_lab.rules.space import HypothesisSpace, unpack_verdicts
+from eleusis_lab.shards import IDENTIFIED_MASS
 
 __all__ = [
     "agent_decisions",
@@ -171,9 +173,6 @@ def agent_decisions(
     >>> sorted(figures)
     ['decisions', 'identify_ms_per_play', 'mean_ms', 'median_ms', 'p95_ms']
     """
-    from eleusis_lab.registry import make_agent
-    from eleusis_lab.shards import IDENTIFIED_MASS
-
     decisions, checks = [], []
     for identify in (False, True):  # apart: a check's pass over the model serves a decision
         rng = np.random.default_rng(seed)
@@ -244,8 +243,6 @@ def first_decision(
     >>> figures["warm_ms"] <= figures["cold_ms"] * 10  # shared work is never a loss
     True
     """
-    from eleusis_agents.bayes import _OPENINGS
-
     rng = np.random.default_rng(seed)
     deck = standard_deck()
     rounds = []

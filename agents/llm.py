@@ -50,6 +50,8 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, CardError, parse_card
+from eleusis_lab.chat import CACHE_MODES, ChatEndpoint, cache_mode_in_force
+from eleusis_lab.chat_cache import ChatCache
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions, NewEleusisObservation
 from eleusis_lab.games.solo import SoloDecisions, SoloMove
 from eleusis_lab.games.solo.scoring import MAX_TURNS
@@ -254,8 +256,6 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
             raise ValueError(str(error)) from None
 
     def _check_values(self) -> None:
-        from eleusis_lab.chat import CACHE_MODES
-
         if not isinstance(self.model, str) or not self.model.strip():
             raise ValueError(
                 f"model: name the endpoint's model, e.g. llm(model='qwen3:8b'); got {self.model!r}"
@@ -283,8 +283,6 @@ class LLMAgent(SoloDecisions, NewEleusisDecisions, Agent):
     def _endpoint(self, cache: str | Path | None = None) -> Any:
         """The endpoint of these parameters, replying from ``cache`` (default: the
         ``cache`` parameter)."""
-        from eleusis_lab.chat import ChatEndpoint, cache_mode_in_force
-
         cache = self.cache if cache is None else cache
         mode = cache_mode_in_force(self.cache_mode)  # --llm-cache, over the parameter
         made = getattr(self, "endpoint_", None)
@@ -628,8 +626,6 @@ def _slots(base_url: str, concurrency: int) -> threading.BoundedSemaphore:
 
 def _cache(path: str) -> Any:
     """The `ChatCache` of ``path``, opened once per process."""
-    from eleusis_lab.chat_cache import ChatCache
-
     key = str(Path(path).resolve())
     with _CACHES_LOCK:
         if key not in _CACHES:

@@ -21,12 +21,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from eleusis_lab.agent import Agent
+from eleusis_lab.agent import Agent, clone
+from eleusis_lab.engines import seat_usage
+from eleusis_lab.evaluation import prediction_accuracy
 from eleusis_lab.games.classic import play_classic
+from eleusis_lab.games.solo import play_solo
+from eleusis_lab.games.solo.scoring import MAX_TURNS
 from eleusis_lab.record import sees_rule
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Rule, parse
-from eleusis_lab.rules.catalog import catalog
+from eleusis_lab.rules.analysis import equivalent
+from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
+from eleusis_lab.rules.complexity import measures
 from eleusis_lab.text import plural
 
 __all__ = [
@@ -199,10 +205,6 @@ def bench_agents(
     True
     """
     import pandas as pd
-
-    from eleusis_lab.evaluation import prediction_accuracy
-    from eleusis_lab.rules.analysis import equivalent
-    from eleusis_lab.rules.catalog import get_rule
 
     pool = [get_rule(r) if isinstance(r, str) else r for r in (rules or _catalog_rules())]
     rows, warnings = [], []
@@ -400,11 +402,8 @@ def solo_games(
     """
     import pandas as pd
 
-    from eleusis_lab.agent import clone
-    from eleusis_lab.games.solo import play_solo
-    from eleusis_lab.games.solo.beliefs import solo_beliefs
-    from eleusis_lab.rules.catalog import acceptable_rules, get_rule
-    from eleusis_lab.rules.rule_file import RuleEntry
+    from eleusis_lab.games.solo.beliefs import solo_beliefs  # pandas: only here
+    from eleusis_lab.rules.rule_file import RuleEntry  # scikit-learn: only here
 
     catalog_families = rule_families()
     pool = []  # (rule, family)
@@ -467,8 +466,6 @@ def solo_games(
 
 def _usage(player) -> dict[str, float]:
     """A player's usage (`eleusis_lab.engines.seat_usage`), NaN where it reports none."""
-    from eleusis_lab.engines import seat_usage
-
     return {k: math.nan if v is None else v for k, v in seat_usage(player).items()}
 
 
@@ -607,7 +604,7 @@ def solo_declarations(games, column: str = "declarations"):
 def declaration_ece(games, bins: int = 10) -> float:
     """The expected calibration error of the declarations of `solo_games` rows that
     stated a confidence; NaN when none did."""
-    from eleusis_lab.calibration import expected_calibration_error
+    from eleusis_lab.calibration import expected_calibration_error  # pandas: only here
 
     table = solo_declarations(games).dropna(subset=["confidence"])
     if not len(table):
@@ -877,10 +874,6 @@ def published_rank_correlations(games, entries):
     [-1.0, 3.0]
     """
     import pandas as pd
-
-    from eleusis_lab.games.solo.scoring import MAX_TURNS
-    from eleusis_lab.rules import parse
-    from eleusis_lab.rules.complexity import measures
 
     played = _published_games(games, entries)
     rated = [e for e in entries if "success" in e.published and e.name in set(played["rule"])]

@@ -54,6 +54,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from eleusis_lab.chat_cache import ChatCache
+from eleusis_lab.llm_cache_mode import CACHE_MODE_ENV, CACHE_MODES, cache_mode_in_force
 
 __all__ = [
     "CACHE_MODES",
@@ -65,15 +66,6 @@ __all__ = [
     "cache_mode_in_force",
 ]
 
-#: What an endpoint does with its cache: nothing ("off"), answer from it without storing
-#: new replies ("read"), or answer from it and store new replies ("write").
-CACHE_MODES = ("off", "read", "write")
-
-#: The environment variable that sets the cache mode of every language-model agent of a
-#: command (``--llm-cache``), in its worker and agent processes too, over the agents' own
-#: ``cache_mode``: their parameters name a run's shards, so a flag must not change them.
-CACHE_MODE_ENV = "ELEUSIS_LAB_LLM_CACHE"
-
 #: The longest wait before a retry that a server's ``Retry-After`` may ask for, in seconds.
 MAX_RETRY_AFTER = 60.0
 
@@ -84,29 +76,6 @@ _RESERVED = frozenset(
     {"model", "messages", "stream", "extra_headers", "extra_query", "extra_body", "timeout"}
 )
 _DETAIL = 200  # the most of a server's error message an error repeats, in characters
-
-
-def cache_mode_in_force(default: str = "write") -> str:
-    """The cache mode in force: `CACHE_MODE_ENV`'s when it is set, else ``default``.
-
-    >>> cache_mode_in_force("read")
-    'read'
-    >>> os.environ[CACHE_MODE_ENV] = "off"
-    >>> cache_mode_in_force("read")
-    'off'
-    >>> os.environ[CACHE_MODE_ENV] = "never"
-    >>> cache_mode_in_force("read")
-    Traceback (most recent call last):
-    ...
-    ValueError: ELEUSIS_LAB_LLM_CACHE='never': expected one of off, read, write
-    >>> del os.environ[CACHE_MODE_ENV]
-    """
-    chosen = os.environ.get(CACHE_MODE_ENV, "").strip()
-    if not chosen:
-        return default
-    if chosen not in CACHE_MODES:
-        raise ValueError(f"{CACHE_MODE_ENV}={chosen!r}: expected one of {', '.join(CACHE_MODES)}")
-    return chosen
 
 
 @dataclass(frozen=True)

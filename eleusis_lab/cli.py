@@ -23,12 +23,13 @@ from typing import Any, NoReturn
 import numpy as np
 
 from eleusis_lab.cards import CardError, format_cards, parse_cards
-from eleusis_lab.chat import CACHE_MODE_ENV, CACHE_MODES
-from eleusis_lab.engines import MOST_SECONDS, is_seconds
+from eleusis_lab.engines import MOST_SECONDS, is_seconds, people
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.games.solo import TIMINGS
+from eleusis_lab.games.solo import TIMINGS, SoloConfig
 from eleusis_lab.games.solo.judge import JUDGES
 from eleusis_lab.games.table import DEFAULT_GAME, GAMES
+from eleusis_lab.llm_cache_mode import CACHE_MODE_ENV, CACHE_MODES
+from eleusis_lab.record import RecordError, format_layout, load_record, replay
 from eleusis_lab.registry import UnknownAgentError, parse_agent_list, split_specs
 from eleusis_lab.rules import Context, Rule, RuleSyntaxError
 from eleusis_lab.rules.analysis import check_acceptable, equivalent
@@ -36,7 +37,7 @@ from eleusis_lab.rules.catalog import acceptable_rules, catalog, get_rule
 from eleusis_lab.rules.complexity import describe_measures, measures
 from eleusis_lab.rules.printer import to_tree
 from eleusis_lab.rules.reach import CHECK_SECONDS, TooManyContexts, time_limit
-from eleusis_lab.spec import MAX_PLAYERS
+from eleusis_lab.spec import MAX_PLAYERS, check_jobs
 from eleusis_lab.text import plural
 
 _AGENTS_HELP = "comma-separated agent names, with any parameters: bayes(grammar=standard)"
@@ -146,8 +147,6 @@ _SEED = _whole(0)
 
 def _jobs(text: str) -> int:
     """An argparse type: worker processes, -1 (every core) or 1 to `max_jobs`."""
-    from eleusis_lab.spec import check_jobs
-
     jobs = _whole(1, also=-1)(text)
     try:
         return check_jobs(jobs)
@@ -632,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _list(args) -> int:
-    from eleusis_lab.listing import listing
+    from eleusis_lab.listing import listing  # the Secrets agents: not at start-up
 
     rows = listing(args.kind)
     width = max(len(name) for name, _ in rows)
@@ -724,9 +723,6 @@ def _rules_equiv(args) -> int:
 
 def _play(args) -> int:
     import dataclasses
-
-    from eleusis_lab.engines import people
-    from eleusis_lab.record import format_layout
 
     game = GAMES[args.game]
     if args.match and game.match is None:
@@ -848,8 +844,6 @@ def _write(path: str, text: str) -> None:
 
 
 def _replay(args) -> int:
-    from eleusis_lab.record import RecordError, load_record, replay
-
     try:
         record = load_record(args.path)
         problems = replay(record)
@@ -911,7 +905,6 @@ def _bench_solo(args) -> int:
         solo_games,
         summarize_solo,
     )
-    from eleusis_lab.games.solo import SoloConfig
 
     names = split_specs(args.agents)
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run

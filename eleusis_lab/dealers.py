@@ -78,6 +78,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from eleusis_lab import table_cache
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.registry import AgentRegistry, AgentSpecError, UnknownAgentError
@@ -487,8 +488,6 @@ def _cached(name: str, key: dict, build, measured: Sequence[Measure]) -> pd.Data
     ``measured``; in this process only when that code cannot be read (a measure made in
     a doctest or a session, say)."""
     import importlib
-
-    from eleusis_lab import table_cache
 
     sources = [sys.modules[__name__]]
     sources += [importlib.import_module(f"eleusis_lab.rules.{name}") for name in _ANALYSIS]

@@ -53,7 +53,7 @@ from eleusis_lab.agent import (
 )
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.errors import AgentError, ConfigError
-from eleusis_lab.record import (
+from eleusis_lab.record_basics import (
     ILLEGAL_CARD,
     OVER_TIME,
     RAISED,

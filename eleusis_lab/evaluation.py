@@ -28,10 +28,13 @@ import numpy as np
 
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation, clone
 from eleusis_lab.cards import standard_deck
+from eleusis_lab.games.classic import play_classic
 from eleusis_lab.games.delphi import GAME as DELPHI
 from eleusis_lab.games.delphi import delphi_deal
 from eleusis_lab.record import sees_rule
+from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule, parse
+from eleusis_lab.rules.catalog import get_rule
 
 __all__ = [
     "BENCH_RULES",
@@ -201,8 +204,6 @@ def seconds_per_decision(
     >>> seconds_per_decision(make_agent("random"), ["red(card)"], seeds=[0]) < 0.01
     True
     """
-    from eleusis_lab.games.classic import play_classic
-
     pool = [parse(rule) if isinstance(rule, str) else rule for rule in rules]
     elapsed, decisions = 0.0, 0
     for index, seed in enumerate(seeds):
@@ -228,8 +229,6 @@ def bench_learners() -> dict[str, Agent]:
     from sklearn.naive_bayes import GaussianNB
     from sklearn.neighbors import KNeighborsClassifier
 
-    from eleusis_lab.registry import make_agent
-
     sklearn_agent = "eleusis_agents.learners:SklearnAgent"
     return {
         "tree": make_agent("eleusis_agents.learners:DecisionTreeAgent"),
@@ -242,8 +241,6 @@ def bench_learners() -> dict[str, Agent]:
 
 def main(seeds: int = 20) -> None:
     """Print the learners' mean accuracy after 40 plays on the benchmark rules."""
-    from eleusis_lab.rules.catalog import get_rule
-
     rules = [get_rule(name) for name in BENCH_RULES]
     for score, what in (("faces", "all 52 faces"), ("next", "the card played")):
         table = accuracy_table(bench_learners(), rules, range(seeds), score=score)

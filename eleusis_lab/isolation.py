@@ -56,8 +56,9 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from eleusis_lab.agent import Parameters, _init_parameters
+from eleusis_lab.agent import Parameters, _init_parameters, agent_capabilities
 from eleusis_lab.engines import MOST_SECONDS, is_seconds
+from eleusis_lab.record_basics import class_attribute
 from eleusis_lab.registry import AGENTS, AgentRegistry, AgentSpecError
 from eleusis_lab.run_context import in_run_folder, run_folder
 from eleusis_lab.wire import TooLate, UnsafeMessage, decode, receive
@@ -149,9 +150,6 @@ _DESCRIPTION = {
 
 def _describe(cls: type) -> tuple:
     """In the agent's process: its class as plain data, for `_stand_in_class`."""
-    from eleusis_lab.agent import agent_capabilities
-    from eleusis_lab.record import class_attribute
-
     methods = {
         name
         for base in cls.__mro__

@@ -21,6 +21,13 @@ import importlib
 import inspect
 from collections.abc import Callable
 
+from eleusis_lab.games.table import GAMES
+from eleusis_lab.registry import AGENTS
+from eleusis_lab.rules.catalog import catalog
+from eleusis_lab.rules.complexity import measures
+from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS
+from eleusis_lab.secrets.agent import SECRETS_AGENTS
+
 __all__ = ["KINDS", "listing"]
 
 
@@ -35,9 +42,6 @@ def first_line(obj: object) -> str:
 
 
 def _agents() -> list[tuple[str, str]]:
-    from eleusis_lab.registry import AGENTS
-    from eleusis_lab.secrets.agent import SECRETS_AGENTS
-
     rows = [(name, first_line(AGENTS.agent_class(name))) for name in AGENTS.available()]
     for name in SECRETS_AGENTS.available():
         text = first_line(SECRETS_AGENTS.agent_class(name))
@@ -46,8 +50,6 @@ def _agents() -> list[tuple[str, str]]:
 
 
 def _games() -> list[tuple[str, str]]:
-    from eleusis_lab.games.table import GAMES
-
     rows = []
     for name, game in GAMES.items():
         text = first_line(_declaring_module(game))
@@ -68,14 +70,12 @@ def _declaring_module(game):
 
 
 def _dealers() -> list[tuple[str, str]]:
-    from eleusis_lab.dealers import DEALERS
+    from eleusis_lab.dealers import DEALERS  # pandas: only for this list
 
     return [(name, first_line(DEALERS.class_of(name))) for name in DEALERS.available()]
 
 
 def _measures() -> list[tuple[str, str]]:
-    from eleusis_lab.rules.complexity import measures
-
     kinds = {"int64": "a whole number", "float64": "a number"}
     return [
         (
@@ -113,8 +113,6 @@ def describe_grammar(grammar) -> str:
 
 
 def _grammars() -> list[tuple[str, str]]:
-    from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS
-
     return [
         (name, describe_grammar(grammar) + (" (the default)" if name == DEFAULT_GRAMMAR else ""))
         for name, grammar in GRAMMARS.items()
@@ -122,8 +120,6 @@ def _grammars() -> list[tuple[str, str]]:
 
 
 def _rules() -> list[tuple[str, str]]:
-    from eleusis_lab.rules.catalog import catalog
-
     return [(entry.name, entry.description) for entry in catalog()]
 
 

@@ -51,7 +51,35 @@ from typing import Any
 
 import pandas as pd
 
+from eleusis_lab.analysis import (
+    GAME_KEYS,
+    POOLED,
+    adaptive_choices,
+    agent_labels,
+    complexity_correlations,
+    complexity_regression,
+    dealer_score_by_complexity,
+    dealer_score_by_rule,
+    delphi_accuracy,
+    games_table,
+    leaderboard,
+    learning_curve,
+    model_usage,
+)
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.table import GAMES
+from eleusis_lab.record import TURN_CAP
+from eleusis_lab.rules.complexity import complexity_columns, get_measure
+from eleusis_lab.shards import rerun_game
+from eleusis_lab.storage import (
+    METADATA,
+    done_shards,
+    load_events,
+    load_results,
+    read_metadata,
+    settled_status,
+    write_atomically,
+)
 
 __all__ = [
     "BINS",
@@ -118,13 +146,6 @@ class _Report:
 
 
 def _load(directory: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
-    from eleusis_lab.storage import (
-        METADATA,
-        load_events,
-        load_results,
-        read_metadata,
-    )
-
     if not directory.is_dir():
         raise ConfigError(f"{directory}: no such directory of experiment results")
     metadata = read_metadata(directory)
@@ -169,8 +190,6 @@ def _inline_svg(text: str, prefix: str) -> str:
 def _save(figure: Any, item: _Figure, out: Path, dpi: int) -> None:
     import matplotlib as mpl
 
-    from eleusis_lab.storage import write_atomically
-
     engine = figure.get_layout_engine()
     if engine is not None:  # lay the figure out once, for both files
         engine.execute(figure)
@@ -197,7 +216,7 @@ def _by_lineup(results: pd.DataFrame) -> list[str]:
 
 
 def _leaderboard_figure(board: pd.DataFrame):
-    from eleusis_lab.plots import plot_leaderboard
+    from eleusis_lab.plots import plot_leaderboard  # matplotlib: only when drawing
 
     figure = _new_figure((7.0, 0.9 + 0.42 * max(len(board), 1)))
     plot_leaderboard(board, ax=figure.add_subplot())
@@ -205,9 +224,7 @@ def _leaderboard_figure(board: pd.DataFrame):
 
 
 def _dealer_figures(results: pd.DataFrame, bins: int, min_games: int):
-    from eleusis_lab.analysis import dealer_score_by_complexity, games_table
-    from eleusis_lab.plots import BAND_GAMES, measure_label, plot_dealer_score
-    from eleusis_lab.rules.complexity import complexity_columns
+    from eleusis_lab.plots import BAND_GAMES, measure_label, plot_dealer_score  # matplotlib
 
     games = games_table(results)
     games = games[games["dealer_score"].notna()] if "dealer_score" in games else games[:0]
@@ -234,7 +251,7 @@ def _dealer_figures(results: pd.DataFrame, bins: int, min_games: int):
 
 
 def _distribution_figure(results: pd.DataFrame):
-    from eleusis_lab.plots import plot_score_distributions
+    from eleusis_lab.plots import plot_score_distributions  # matplotlib
 
     lineups = results["lineup"].nunique() if "lineup" in results else 1
     figure = _new_figure((max(6.4, 2.2 + 1.6 * lineups), 4.0))
@@ -262,9 +279,7 @@ def _span(counts: pd.Series) -> str:
 def _learning_figures(
     results: pd.DataFrame, events: pd.DataFrame, spec: dict[str, Any], notes: list[str]
 ):
-    from eleusis_lab.analysis import delphi_accuracy, learning_curve
-    from eleusis_lab.games.table import GAMES
-    from eleusis_lab.plots import plot_delphi_accuracy, plot_learning_curve
+    from eleusis_lab.plots import plot_delphi_accuracy, plot_learning_curve  # matplotlib
 
     if events.empty:
         if spec.get("events"):
@@ -324,8 +339,7 @@ def _learning_figures(
 
 
 def _adaptive_figure(results: pd.DataFrame):
-    from eleusis_lab.analysis import adaptive_choices
-    from eleusis_lab.plots import plot_adaptive_choices
+    from eleusis_lab.plots import plot_adaptive_choices  # matplotlib
 
     choices = adaptive_choices(results)
     if choices.empty:
@@ -355,8 +369,7 @@ def _adaptive_figure(results: pd.DataFrame):
 
 
 def _example_figure(results: pd.DataFrame, notes: list[str]):
-    from eleusis_lab.plots import draw_layout, layout_figsize
-    from eleusis_lab.shards import rerun_game
+    from eleusis_lab.plots import draw_layout, layout_figsize  # matplotlib
 
     row = results.iloc[0]
     try:
@@ -427,8 +440,6 @@ def _strength(rho: float) -> str:
 
 def _measure_label(name: str) -> str:
     """What a measure is: "rule description length (bits)"."""
-    from eleusis_lab.rules.complexity import get_measure
-
     return get_measure(name).label or name
 
 
@@ -472,8 +483,6 @@ def _lineup_clause(overall: pd.Series, lineups: pd.DataFrame) -> str:
 
 def _correlation_findings(correlations: pd.DataFrame) -> list[str]:
     """A sentence per measure, the strongest relation first."""
-    from eleusis_lab.analysis import POOLED
-
     if "lineup" in correlations and (correlations["lineup"] == POOLED).any():
         overall = correlations[correlations["lineup"] == POOLED]
         lineups = correlations[correlations["lineup"] != POOLED]
@@ -634,16 +643,11 @@ def _regression_table(regression: pd.DataFrame) -> _Table:
 
 
 def _ended_at_cap(games: pd.DataFrame) -> pd.DataFrame:
-    from eleusis_lab.record import TURN_CAP
-
     return games[games["end"] == TURN_CAP] if "end" in games else games.iloc[:0]
 
 
 def _answer(results: pd.DataFrame) -> _Answer:
     """The study's answer: sentences and the tables they come from."""
-    from eleusis_lab.analysis import complexity_correlations, complexity_regression, games_table
-    from eleusis_lab.rules.complexity import complexity_columns
-
     games = games_table(results)
     scored = games[games["dealer_score"].notna()] if "dealer_score" in games else games[:0]
     measured = [c for c in complexity_columns() if c in scored and scored[c].notna().any()]
@@ -781,8 +785,6 @@ def _markdown_place(path: Path) -> tuple[str, str]:
 
 
 def _write_markdown(path: Path, place: tuple[str, str], text: str) -> None:
-    from eleusis_lab.storage import write_atomically
-
     before, after = place
     whole = f"{before}{MARKDOWN_BEGIN}\n{text}{MARKDOWN_END}{after}"
     write_atomically(path, lambda temporary: Path(temporary).write_text(whole, encoding="utf-8"))
@@ -831,8 +833,6 @@ def _fault_kinds(faulted: pd.DataFrame, keys: list[str]) -> defaultdict[tuple, C
     """(line-up, agent) -> faults per kind, from a replay of each game of ``faulted``
     (every seat's rows, with ``_lineup`` and ``_agent``). A game that cannot be
     replayed adds none."""
-    from eleusis_lab.shards import rerun_game
-
     kinds: defaultdict[tuple, Counter] = defaultdict(Counter)
     for _, game in faulted.groupby(keys, sort=False):
         try:
@@ -846,8 +846,6 @@ def _fault_kinds(faulted: pd.DataFrame, keys: list[str]) -> defaultdict[tuple, C
 
 
 def _fault_warning(results: pd.DataFrame) -> str:
-    from eleusis_lab.analysis import GAME_KEYS, agent_labels
-
     if "faults" not in results or not results["faults"].fillna(0).any():
         return ""
     keys = [key for key in GAME_KEYS if key in results]
@@ -882,8 +880,6 @@ def _fault_warning(results: pd.DataFrame) -> str:
 
 def _warnings_html(results: pd.DataFrame) -> str:
     """Turn caps and faults, or nothing when there are none."""
-    from eleusis_lab.analysis import games_table
-
     parts = [_cap_warning(games_table(results)), _fault_warning(results)]
     body = "".join(part for part in parts if part)
     return f'<h2 id="warnings">Warnings</h2>\n<div class="warnings">{body}</div>' if body else ""
@@ -902,8 +898,6 @@ def _agent_text(agent: Any) -> str:
 
 
 def _metadata_rows(metadata: dict[str, Any], results: pd.DataFrame) -> list[tuple[str, str]]:
-    from eleusis_lab.analysis import games_table
-
     spec = metadata.get("spec") or {}
     rows: list[tuple[str, str]] = [("experiment", str(metadata.get("experiment", "?")))]
     if spec.get("description"):
@@ -938,7 +932,6 @@ def _metadata_rows(metadata: dict[str, Any], results: pd.DataFrame) -> list[tupl
             f" predictions: {'yes' if spec.get('predictions') else 'no'}",
         )
     )
-    from eleusis_lab.storage import settled_status
 
     runs = metadata.get("runs") or []
     if runs:
@@ -974,8 +967,6 @@ def _estimate(value: float, low: float, high: float, digits: int = 2) -> str:
 
 def _rules_html(results: pd.DataFrame) -> str:
     """The dealer's mean score for every rule dealt, simplest first (the answer's data)."""
-    from eleusis_lab.analysis import dealer_score_by_rule, games_table
-
     games = games_table(results)
     if (
         "dealer_score" not in games
@@ -1034,8 +1025,6 @@ def _leaderboard_html(board: pd.DataFrame) -> str:
 def _usage_html(results: pd.DataFrame) -> str:
     """The requests, tokens and seconds of the seats that report them (language
     models: `eleusis_lab.analysis.model_usage`); nothing when none does."""
-    from eleusis_lab.analysis import model_usage
-
     table = model_usage(results, by=_by_lineup(results))
     if table.empty:
         return ""
@@ -1092,8 +1081,6 @@ def _page(
     figures: list[_Figure],
     notes: list[str],
 ) -> str:
-    from eleusis_lab.analysis import leaderboard
-
     name = html.escape(str(metadata.get("experiment", "experiment")))
     by_name = {item.name: item for item in figures}
     key = [item for item in figures if item.name.startswith("dealer_score_by_")]
@@ -1137,8 +1124,6 @@ def _page(
 
 def _storage_notes(directory: Path, metadata: dict[str, Any]) -> list[str]:
     """Partial results."""
-    from eleusis_lab.storage import done_shards
-
     notes = []
     planned = set(metadata.get("shards", []))
     stored = len(done_shards(directory) & planned)
@@ -1155,8 +1140,6 @@ def _figures(
     notes: list[str],
 ):
     """Every figure the data support, drawn one at a time, as (_Figure, figure)."""
-    from eleusis_lab.analysis import leaderboard
-
     yield from _dealer_figures(results, options["bins"], options["min_games"])
     board = leaderboard(results, by=_by_lineup(results))
     yield (
@@ -1184,8 +1167,6 @@ def _build(
 ) -> _Report:
     """The report; ``options``: ``bins``, ``min_games``, ``example_game``, ``dpi``."""
     from tqdm.auto import tqdm
-
-    from eleusis_lab.storage import write_atomically
 
     directory = Path(results_dir)
     metadata, results, events = _load(directory)

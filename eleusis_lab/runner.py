@@ -7,7 +7,7 @@ rest in this process, in joblib worker processes (``jobs=N``) or on Dask (``back
 shard's rows as it arrives (`eleusis_lab.storage`), and returns the whole table.
 
 - Same spec, same table (but the ``wall_time`` column, see
-  `eleusis_lab.shards.TIMING_COLUMNS`), whatever the backend and the number of jobs:
+  `eleusis_lab.results_schema.TIMING_COLUMNS`), whatever the backend and the number of jobs:
   every random choice derives from the spec's seed and the game's number.
 - A run stopped by Ctrl-C, ``kill -9`` or a crash is finished by running it again with
   the same spec and output directory; the stored shards are kept, a shard half-written
@@ -57,16 +57,17 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from eleusis_lab.chat import CACHE_MODE_ENV
+from eleusis_lab.dealers import learns, make_dealer, rule_pool
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.llm_cache_mode import CACHE_MODE_ENV
 from eleusis_lab.progress import GameTicks, tick
+from eleusis_lab.results_schema import row_schema
 from eleusis_lab.shards import (
     Shard,
     ShardResult,
     add_rule_figures,
     know_rule_figures,
     play_shard,
-    row_schema,
 )
 from eleusis_lab.spec import Cell, ExperimentSpec, check_jobs, check_output_folder, load_spec
 from eleusis_lab.storage import (
@@ -155,8 +156,6 @@ def shard_size(cell: Cell, units: int) -> int:
     >>> shard_size(spec.cells[0], 20), shard_size(spec.cells[0], 1000)
     (10, 50)
     """
-    from eleusis_lab.dealers import learns, make_dealer
-
     if cell.dealer is not None and learns(make_dealer(cell.dealer)):
         return cell.shard_size
     per_deal = cell.lineup.games_per_deal
@@ -357,8 +356,6 @@ def _results(
 
 def _know_pools(spec: ExperimentSpec) -> None:
     """Take the figures of the rules of the dealers' pools from the pools (built already)."""
-    from eleusis_lab.dealers import make_dealer, rule_pool
-
     for text in {_json_text(cell.dealer) for cell in spec.cells if cell.dealer is not None}:
         params = make_dealer(json.loads(text)).get_params()
         if "grammar" in params and "size" in params:
@@ -480,7 +477,7 @@ def run_experiment(
     Returns
     -------
     pandas.DataFrame
-        One row per game and seat (columns: `eleusis_lab.shards.row_schema`), in the
+        One row per game and seat (columns: `eleusis_lab.results_schema.row_schema`), in the
         order of cells, games and seats. ``attrs`` holds ``out``, ``shards``,
         ``shards_run``, ``shards_skipped``, ``shards_repaired`` and ``seconds``.
 

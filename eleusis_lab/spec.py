@@ -118,6 +118,7 @@ from eleusis_lab.registry import (
     make_agent,
     split_params,
 )
+from eleusis_lab.rules.reach import time_limit
 
 __all__ = [
     "AgentSpec",
@@ -517,7 +518,7 @@ def _flag(value: Any, where: str, source: str) -> bool:
 
 def _isolation(value: Any, source: str) -> float | None:
     """``isolate``: false (None), true (the default limit) or a limit in seconds."""
-    from eleusis_lab.isolation import DEFAULT_LIMIT
+    from eleusis_lab.isolation import DEFAULT_LIMIT  # multiprocessing: not at start-up
 
     if value is True:
         return DEFAULT_LIMIT
@@ -582,7 +583,7 @@ def _agent(entry: Any, where: str, source: str, game: str, isolate: float | None
             cls = registry.agent_class(name)
             registry.make(name, **copy.deepcopy(params))
         else:
-            from eleusis_lab.isolation import isolated
+            from eleusis_lab.isolation import isolated  # multiprocessing: not at start-up
 
             cls = type(isolated(name, copy.deepcopy(params), registry=registry, limit=isolate))
         refusal = GAMES[game].refusal(cls, f"agent {name!r}")
@@ -686,8 +687,7 @@ def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
     error within about a second. Never a pool's dealer: building a pool would leave
     out the rules the limit stops.
     """
-    from eleusis_lab.dealers import make_dealer
-    from eleusis_lab.rules.reach import time_limit
+    from eleusis_lab.dealers import make_dealer  # pandas: not at start-up
 
     if not isinstance(value, str | Mapping):
         raise ConfigError(f"{source}: {where}: expected a string or a table, got {value!r}")

@@ -4,7 +4,7 @@ Layout of an output directory::
 
     OUT/metadata.json          the spec, the shards, and one entry per run
     OUT/manifest.json          the shards stored: each file's name, sha256 and row count
-    OUT/rows/SHARD.parquet     one row per game and seat (eleusis_lab.shards.ROW_SCHEMA)
+    OUT/rows/SHARD.parquet     one row per game and seat (eleusis_lab.results_schema.row_schema)
     OUT/events/SHARD.parquet   one row per play, when the spec asks for events
     OUT/damaged/               files a run with ``repair`` set aside (see below)
     OUT/.lock                  locked (``flock``) by the run writing the folder, if any
@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import hashlib
 import json
 import os
@@ -77,7 +76,6 @@ import stat
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -88,7 +86,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from eleusis_lab.atomic_files import TEMPORARY_PREFIX, write_atomically
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.results_schema import EVENT_SCHEMA, TIMING_COLUMNS, row_schema
 
 __all__ = [
     "DAMAGED",
@@ -141,7 +141,6 @@ MAX_JSON_BYTES = 64 * 2**20  # the manifest and metadata.json: read no larger fi
 _KINDS = ("rows", "events")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+=-]{0,199}")  # a shard's name: a file's stem
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_TEMP = ".tmp-"
 _RESERVE = ".reserve"  # space kept free for a run's last word on a full disk
 
 
@@ -153,39 +152,6 @@ def rows_path(out: str | Path, shard: str) -> Path:
 def events_path(out: str | Path, shard: str) -> Path:
     """The events file of shard ``shard`` in ``out``."""
     return Path(out) / "events" / f"{shard}.parquet"
-
-
-@functools.cache
-def _file_mode() -> int:
-    """The mode of a new file under this process's umask (``0o644`` under ``022``)."""
-    umask = os.umask(0o022)  # reading the umask means setting it: put it straight back
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomically(path: str | Path, write) -> None:
-    """Call ``write(temporary)`` on a file beside ``path``, then give it ``path``'s name:
-    a reader (or a run resuming after a kill) sees all of the file or none of it.
-
-    >>> import tempfile
-    >>> target = Path(tempfile.mkdtemp()) / "note.txt"
-    >>> write_atomically(target, lambda temporary: Path(temporary).write_text("done"))
-    >>> target.read_text()
-    'done'
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    prefix = f"{_TEMP}{os.getpid()}-{path.name}."
-    handle, temporary = tempfile.mkstemp(prefix=prefix, dir=path.parent)
-    os.close(handle)
-    try:
-        # mkstemp makes the file private (0600); results are for the group to read too.
-        os.chmod(temporary, _file_mode())
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def write_table(table: pa.Table, path: str | Path) -> None:
@@ -234,8 +200,8 @@ def clean_temporary(out: str | Path) -> int:
     for folder in (Path(out), Path(out) / "rows", Path(out) / "events"):
         if not folder.is_dir():
             continue
-        for path in folder.glob(f"{_TEMP}*"):
-            pid = path.name[len(_TEMP) :].split("-", 1)[0]
+        for path in folder.glob(f"{TEMPORARY_PREFIX}*"):
+            pid = path.name[len(TEMPORARY_PREFIX) :].split("-", 1)[0]
             if pid.isdigit() and _running(int(pid)):
                 continue
             path.unlink(missing_ok=True)
@@ -595,8 +561,6 @@ class Unrecorded(ConfigError):
 
 
 def _schema(kind: str) -> pa.Schema:
-    from eleusis_lab.shards import EVENT_SCHEMA, row_schema
-
     return row_schema() if kind == "rows" else EVENT_SCHEMA
 
 
@@ -893,8 +857,6 @@ def replayed_entries(
     For a folder without a manifest (`Unrecorded`): nothing vouches for the files, so
     they are read in a separate process (`read_untrusted`).
     """
-    from eleusis_lab.shards import TIMING_COLUMNS
-
     if {kind for kind in _KINDS if _PATHS[kind](out, name).exists()} != set(tables):
         return None
     try:

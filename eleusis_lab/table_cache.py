@@ -35,8 +35,8 @@ from types import ModuleType
 
 import pandas as pd
 
+from eleusis_lab.atomic_files import write_atomically
 from eleusis_lab.rules.space_cache import cache_dir
-from eleusis_lab.storage import write_atomically
 
 __all__ = ["cached_table", "table_path"]
 

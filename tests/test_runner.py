@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from eleusis_lab import load_events, load_results, rerun_game, run_experiment, storage
+from eleusis_lab import atomic_files, load_events, load_results, rerun_game, run_experiment, storage
 from eleusis_lab.cli import build_parser
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.record import replay
@@ -406,12 +406,12 @@ def test_dask_gives_the_table_of_one_job(run, tmp_path):
 
 def test_results_are_readable_by_the_group(tmp_path):
     previous = os.umask(0o022)
-    storage._file_mode.cache_clear()  # the mode is read from the umask once
+    atomic_files._file_mode.cache_clear()  # the mode is read from the umask once
     try:
         run_experiment(small(), out=tmp_path, progress=False)
     finally:
         os.umask(previous)
-        storage._file_mode.cache_clear()
+        atomic_files._file_mode.cache_clear()
     written = [tmp_path / "metadata.json", *(tmp_path / "rows").glob("*.parquet")]
     assert {stat.S_IMODE(path.stat().st_mode) for path in written} == {0o644}
 

@@ -40,7 +40,8 @@ import numpy as np
 from eleusis_lab.agent import Agent
 from eleusis_lab.engines import check_seed, describe_seat, is_int
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.record import (
+from eleusis_lab.games.table import GAMES, replay_game
+from eleusis_lab.record_basics import (
     RecordError,
     agent_from_dict,
     complexity_lines,
@@ -264,8 +265,6 @@ def read_match(data: dict[str, Any]) -> MatchResult:
     version = data.get("format", MATCH_FORMAT)
     if version != MATCH_FORMAT:
         raise RecordError(f"unknown match record format {version!r} (this version reads 1)")
-    from eleusis_lab.games.table import GAMES  # the games' modules import this one
-
     games = data["games"]
     game = data.get("game") or (games[0].get("game") if games else None)
     declared = GAMES.get(game) if isinstance(game, str) else None
@@ -289,8 +288,6 @@ def replay_match(match: MatchResult) -> list[str]:
     >>> replay_match(dataclasses.replace(match, totals=(0.0, 0.0, 0.0)))[0][:16]
     'totals: recorded'
     """
-    from eleusis_lab.record import replay
-
     n, count = len(match.participants), len(match.games)
     if not (len(match.dealers) == len(match.seats) == count):
         return [f"{count} games but {len(match.dealers)} dealers and {len(match.seats)} seatings"]
@@ -312,7 +309,7 @@ def replay_match(match: MatchResult) -> list[str]:
             problems.append(f"game {g}: seed {record.seed}; the match seed gives {seeds[g]}")
         if list(record.agents) != [match.participants[who] for who in seats]:
             problems.append(f"game {g}: the agents at its seats are not participants {seats}")
-        problems += [f"game {g}: {problem}" for problem in replay(record)]
+        problems += [f"game {g}: {problem}" for problem in replay_game(record)]
     totals = match.score_totals(n, match.dealers, match.seats, match.games)
     if len(totals) != len(match.totals) or not all(map(math.isclose, totals, match.totals)):
         recorded = ", ".join(f"{t:g}" for t in match.totals)

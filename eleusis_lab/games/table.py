@@ -72,8 +72,10 @@ from eleusis_lab.cards import Card
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.people import SeatView
 from eleusis_lab.plugins import Plugins
-from eleusis_lab.registry import AGENTS, AgentRegistry
+from eleusis_lab.registry import AGENTS, AgentRegistry, make_agent
 from eleusis_lab.rules import Rule
+from eleusis_lab.rules.catalog import acceptable_rules, catalog
+from eleusis_lab.rules.grammar import GRAMMARS, Grammar
 
 if TYPE_CHECKING:
     from eleusis_lab.stopped import GameSoFar
@@ -90,6 +92,7 @@ __all__ = [
     "Outcome",
     "dealable_rules",
     "register_game",
+    "replay_game",
     "sample_table",
     "unregister_game",
 ]
@@ -154,8 +157,6 @@ def sample_table(agent: Agent, players: int, seed: int) -> list[Agent]:
     >>> [type(a).__name__ for a in sample_table(make_agent("oracle"), 3, seed=4)]
     ['RandomAgent', 'OracleAgent', 'RandomAgent']
     """
-    from eleusis_lab.registry import make_agent
-
     return [agent if i == seed % players else make_agent("random") for i in range(players)]
 
 
@@ -181,9 +182,7 @@ def dealable_rules(dealer: Any) -> tuple[list[Rule] | None, Any]:
     """
     import numpy as np
 
-    from eleusis_lab.dealers import CatalogDealer, FixedDealer
-    from eleusis_lab.rules.catalog import acceptable_rules, catalog
-    from eleusis_lab.rules.grammar import GRAMMARS, Grammar
+    from eleusis_lab.dealers import CatalogDealer, FixedDealer  # pandas: not at start-up
 
     if isinstance(dealer, FixedDealer):
         return [dealer.choose_rule(np.random.default_rng(0)).rule], None
@@ -456,7 +455,7 @@ last_play_right (RULES.md section 5), but this dealer can deal \
 'right_red_wrong_black', 'wrong_play_same_suit'; name the rules it may deal, e.g. \
 {kind = 'catalog', rules = [...]}
         """
-        from eleusis_lab.dealers import Dealer
+        from eleusis_lab.dealers import Dealer  # pandas: not at start-up
 
         if not self.has_dealer and type(dealer).record_score is not Dealer.record_score:
             raise ConfigError(
@@ -493,3 +492,23 @@ def register_game(game: GameType, replace: bool = False) -> GameType:
 def unregister_game(name: str) -> None:
     """Take back a game `register_game` added (KeyError for any other)."""
     GAMES.remove(name)
+
+
+def replay_game(record: Any) -> list[str]:
+    """Check a record of one game against its game's rules (`GameType.replay`); the
+    discrepancies found, empty when it checks out (`eleusis_lab.record.replay` also reads
+    matches).
+
+    >>> from eleusis_lab.registry import parse_agent_list
+    >>> solo = GAMES["solo"]
+    >>> record = solo.play("red(card)", parse_agent_list("oracle"), 3, solo.make_config({}))
+    >>> replay_game(record), replay_game(record.replace(score=0.0)) != []
+    ([], True)
+    >>> import types
+    >>> replay_game(types.SimpleNamespace(game="chess"))
+    ["replay does not know the game 'chess'"]
+    """
+    game = GAMES.get(record.game)
+    if game is None or game.replay is None:
+        return [f"replay does not know the game {record.game!r}"]
+    return game.replay(record)

@@ -1,4 +1,5 @@
-"""The rule language's syntax tree: small frozen dataclasses, and the vocabulary.
+"""The rule language's syntax tree: small frozen dataclasses, the vocabulary, and the
+tree back to rule text (`to_text`, which a node's ``str`` is).
 
 Every node has a type, one of ``"bool"``, ``"int"`` or ``"card"``; a rule is a
 ``bool`` expression. Nodes compare by structure only (source positions, kept for
@@ -98,8 +99,6 @@ class Node:
             yield from child.walk()
 
     def __str__(self) -> str:
-        from eleusis_lab.rules.printer import to_text
-
         return to_text(self)
 
 
@@ -188,3 +187,59 @@ class If(Node):
 
     def children(self) -> tuple[Node, ...]:
         return (self.cond, self.then, self.orelse)
+
+
+# -- back to text (the parser's inverse: eleusis_lab.rules.printer) ------------------
+
+# Binding strength of each construct, loosest first (the parser's order).
+_PRECEDENCE = {"if": 0, "or": 1, "and": 2, "not": 3, "compare": 4, "+": 5, "-": 5, "*": 6}
+_PRECEDENCE["mod"] = _PRECEDENCE["*"]
+_ATOM = 8
+
+
+def precedence(node: Node) -> int:
+    if isinstance(node, If):
+        return _PRECEDENCE["if"]
+    if isinstance(node, Not):
+        return _PRECEDENCE["not"]
+    if isinstance(node, In):
+        return _PRECEDENCE["compare"]
+    if isinstance(node, BinOp):
+        return _PRECEDENCE.get(node.op, _PRECEDENCE["compare"])
+    if isinstance(node, Neg):
+        return 7
+    return _ATOM
+
+
+def to_text(node: Node) -> str:
+    """The rule text of a syntax tree."""
+    if isinstance(node, Num):
+        return str(node.value)
+    if isinstance(node, Const | Var):
+        return node.name
+    if isinstance(node, Run):
+        return f"run({node.feature})"
+    if isinstance(node, Call):
+        return f"{node.func}({', '.join(to_text(arg) for arg in node.args)})"
+    if isinstance(node, Neg):
+        return "-" + _wrapped(node.operand, 7)
+    if isinstance(node, Not):
+        return "not " + _wrapped(node.operand, _PRECEDENCE["not"])
+    if isinstance(node, In):
+        values = ", ".join(to_text(value) for value in node.values)
+        keyword = "not in" if node.negated else "in"
+        return f"{_wrapped(node.item, 5)} {keyword} {{{values}}}"
+    if isinstance(node, If):
+        return f"if {to_text(node.cond)} then {to_text(node.then)} else {to_text(node.orelse)}"
+    if isinstance(node, BinOp):
+        own = precedence(node)
+        # Left-associative: the right operand binds tighter. Comparisons do not chain,
+        # so both of their operands must bind tighter.
+        left_min = own + 1 if own == _PRECEDENCE["compare"] else own
+        return f"{_wrapped(node.left, left_min)} {node.op} {_wrapped(node.right, own + 1)}"
+    raise TypeError(f"not a rule node: {node!r}")
+
+
+def _wrapped(node: Node, min_precedence: int) -> str:
+    text = to_text(node)
+    return f"({text})" if precedence(node) < min_precedence else text

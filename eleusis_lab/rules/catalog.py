@@ -24,6 +24,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, Protocol, TypeVar
 
+from eleusis_lab.rules.analysis import check_acceptable
 from eleusis_lab.rules.parser import RuleSyntaxError
 from eleusis_lab.rules.rule import Rule, parse
 
@@ -285,8 +286,6 @@ def acceptable_rules() -> list[Rule]:
 
 @cache
 def _acceptable() -> tuple[Rule, ...]:
-    from eleusis_lab.rules.analysis import check_acceptable  # analysis builds on rules
-
     return tuple(entry.rule for entry in _builtin() if check_acceptable(entry.rule).acceptable)
 
 

@@ -96,6 +96,7 @@ from pathlib import Path
 
 import numpy as np
 
+from eleusis_lab.atomic_files import write_atomically
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.rules.enumerate import build_space, get_grammar
 from eleusis_lab.rules.rule import Rule, parse
@@ -341,7 +342,5 @@ def _load(path: Path, text: str, learner: Learner) -> list[int]:
 
 def _save(path: Path, entry: dict) -> None:
     """Write ``entry`` whole or not at all; a full disk loses only time."""
-    from eleusis_lab.storage import write_atomically  # pandas: only when writing
-
     with contextlib.suppress(OSError):
         write_atomically(path, lambda temporary: Path(temporary).write_text(json.dumps(entry)))

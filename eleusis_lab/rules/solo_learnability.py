@@ -69,6 +69,8 @@ from __future__ import annotations
 
 import functools
 
+from eleusis_lab.games.solo import SoloConfig, play_solo
+from eleusis_lab.registry import make_agent
 from eleusis_lab.rules.complexity import Measure
 from eleusis_lab.rules.rule import Rule, parse
 
@@ -124,8 +126,6 @@ def _found_turn(text: str, seed: int) -> int:
     """The found turn of one game, `NOT_FOUND` if never, cached in the process."""
     # The toolkit imports agents only where it plays them: the registry builds the
     # learner by its registered name.
-    from eleusis_lab.games.solo import SoloConfig, play_solo
-    from eleusis_lab.registry import make_agent
 
     config = SoloConfig()  # the published protocol
     record = play_solo(parse(text), make_agent(LEARNER), seed, config)

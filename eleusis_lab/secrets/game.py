@@ -23,8 +23,8 @@ agent's random stream depends on the seed and its seat only.
 
 The modules, one job each: `eleusis_lab.secrets.moves` (squares, card values and
 scores, actions and effects), `eleusis_lab.secrets.state` (positions, legal
-actions, transitions, views), this one (the engine and its options),
-`eleusis_lab.secrets.record` (the record and its replay) and
+actions, transitions, views), `eleusis_lab.secrets.config` (the options), this one
+(the engine), `eleusis_lab.secrets.record` (the record and its replay) and
 `eleusis_lab.secrets.draw` (text layout, drawing); the agent interface is
 `eleusis_lab.secrets.agent`, the agents are in ``eleusis_agents.secrets`` and the tournament in
 `eleusis_lab.secrets.tournament`. This module re-exports
@@ -45,7 +45,6 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
 from time import perf_counter
 from typing import Any
 
@@ -53,18 +52,15 @@ import numpy as np
 
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
-    DECISION_LIMIT,
     DecisionLimit,
     SeatRetired,
     card_key,
-    check_fault_options,
     check_seed,
     class_name,
     counted,
     describe_seat,
     error_message,
     fault_of,
-    is_int,
     own_card,
     plain_text,
     shorten,
@@ -75,6 +71,7 @@ from eleusis_lab.errors import AgentError, ConfigError
 from eleusis_lab.games.table import GameType, Outcome
 from eleusis_lab.record import OVER_TIME, Fault
 from eleusis_lab.secrets.agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
+from eleusis_lab.secrets.config import SecretsConfig
 from eleusis_lab.secrets.draw import (
     draw_secrets_board,
     format_secrets_board,
@@ -127,73 +124,6 @@ __all__ = [
 
 GAME = "secrets"
 _SKIP = SecretsAction(SKIP)
-
-
-@dataclass(frozen=True)
-class SecretsConfig:
-    """Options of Secrets; the defaults are the decisions of RULES.md section 4.
-
-    Parameters
-    ----------
-    spend_special : bool
-        An ace used to kill or a queen used to take leaves the game. Default: kept
-        (the rules do not say it is spent).
-    queen_takes_own : bool
-        A queen may take the player's own king (the rules say "a jack or king of suit
-        X"). False: enemy pieces only.
-    max_turns : int
-        Cap on the number of turns, a safety net; reaching it is recorded
-        (``end="turn_cap"``, ``turn_cap_hit``). The built-in agents end their games in a
-        few hundred turns at most.
-    on_fault : {"substitute", "raise"}
-        What an agent's fault does (see below); ``"raise"`` stops the game at the first
-        one: an exception goes up unchanged, an illegal action, a decision over time or
-        a call stopped at the limit raises `AgentError`.
-    decision_seconds : float or None
-        Time budget of one ``choose_action`` or ``answer_duel`` call; None: no limit.
-    decision_limit : float or None
-        Hard limit of every call of an agent (``start_game``, ``choose_action``,
-        ``answer_duel``, ``observe``), in seconds (60); None: no limit.
-
-    Notes
-    -----
-    Faults, with ``on_fault="substitute"``: each is recorded as a
-    `eleusis_lab.record.Fault` (``event`` is the index of the step concerned) and the
-    game goes on. ``choose_action`` raising or returning something that is not one of
-    the legal actions: the first legal action is played instead (a fixed, free choice
-    that `replay_secrets` checks). ``answer_duel`` raising or returning something that
-    is not one of the duel's options, None or a bool: the duel is not beaten. Over the
-    time budget: only recorded, the decision stands. Still running at the decision
-    limit: stopped, recorded as a ``stopped`` fault, and replaced as if it had raised;
-    the seat is then retired for the rest of the game (never called again, its actions
-    the first legal ones, its duels not beaten), the fault counting those calls.
-    ``start_game`` or ``observe`` raising: recorded, the agent keeps its seat.
-
-    Examples
-    --------
-    >>> SecretsConfig(spend_special=True).to_dict()  # doctest: +NORMALIZE_WHITESPACE
-    {'spend_special': True, 'queen_takes_own': True, 'max_turns': 3000,
-     'on_fault': 'substitute', 'decision_seconds': None, 'decision_limit': 60.0}
-    """
-
-    spend_special: bool = False
-    queen_takes_own: bool = True
-    max_turns: int = 3000
-    on_fault: str = "substitute"
-    decision_seconds: float | None = None
-    decision_limit: float | None = DECISION_LIMIT
-
-    def __post_init__(self) -> None:
-        for name in ("spend_special", "queen_takes_own"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if not (is_int(self.max_turns) and self.max_turns >= 0):
-            raise ConfigError(f"max_turns must be a whole number >= 0, got {self.max_turns!r}")
-        check_fault_options(self.on_fault, self.decision_seconds, self.decision_limit)
-
-    def to_dict(self) -> dict[str, object]:
-        """The options as a plain dict (as stored in a `SecretsRecord`)."""
-        return asdict(self)
 
 
 def secrets_deal(seed: int) -> SecretsState:

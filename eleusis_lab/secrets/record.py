@@ -44,6 +44,7 @@ from eleusis_lab.record import (
     record_config,
     whole_field,
 )
+from eleusis_lab.secrets.config import SecretsConfig
 from eleusis_lab.secrets.moves import (
     DECK,
     DUEL,
@@ -190,7 +191,7 @@ class SecretsRecord(JsonRecord):
     seed : int
         The seed the game was played with.
     config : dict
-        The game's options (`eleusis_lab.secrets.game.SecretsConfig.to_dict`).
+        The game's options (`eleusis_lab.secrets.config.SecretsConfig.to_dict`).
     agents : tuple of dict
         Per seat: ``name`` (class name), ``spec`` (``module:Class``) and ``params``.
     setup : SecretsSetup
@@ -371,7 +372,7 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
     (a skip only when nothing else is); a duel's answer is a card that may beat the one
     sent; the effects are the ones the rules give. After a fault of ``choose_action``
     the action is the first legal one, after a fault of ``answer_duel`` the duel is not
-    beaten (the engine's rule, see `eleusis_lab.secrets.game.SecretsConfig`). Then the
+    beaten (the engine's rule, see `eleusis_lab.secrets.config.SecretsConfig`). Then the
     end, the final position, the scores and the places are re-derived.
 
     Returns
@@ -389,8 +390,6 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
     >>> replay_secrets(record.replace(scores=(0.0, 0.0, 0.0, 0.0)))[0][:30]
     'scores: recorded [0.0, 0.0, 0.'
     """
-    from eleusis_lab.secrets.game import SecretsConfig  # the engine imports this module
-
     problems: list[str] = []
     if record.game != GAME:
         return [f"not a Secrets record: the game is {record.game!r}"]

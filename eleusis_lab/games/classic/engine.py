@@ -15,14 +15,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameTraits, Observation
-from eleusis_lab.cards import N_FACES, Card, standard_deck
+from eleusis_lab.agent import Agent, Event
+from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     DECISION_LIMIT,
     FaultLog,
@@ -33,15 +33,19 @@ from eleusis_lab.engines import (
     is_int,
 )
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
-from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.games.classic.record import GameRecord
+from eleusis_lab.games.classic.state import (
+    CLASSIC,
+    MainLineGame,
+    MainLineState,
+    classic_deal_from,
+)
 from eleusis_lab.record import TURN_CAP
-from eleusis_lab.rules import Context, Rule, parse
+from eleusis_lab.rules import Rule, parse
 
-GAME = "classic"
+GAME = CLASSIC.name
 #: What classic Eleusis tells its players of itself: a dealer's rule, wrong cards cost.
-TRAITS = GameTraits(rule_from="dealer", scored_on="plays")
-_DECK = tuple(standard_deck())
+TRAITS = CLASSIC.traits
 
 
 @dataclass(frozen=True)
@@ -140,21 +144,6 @@ class ClassicConfig:
         return asdict(self)
 
 
-def _deal(
-    rng: np.random.Generator, n_players: int, hand_size: int | None
-) -> tuple[Card, list[list[Card]], tuple[Card, ...]]:
-    deck = [_DECK[i] for i in rng.permutation(len(_DECK)).tolist()]
-    dealt = len(deck) - 1 if hand_size is None else n_players * hand_size
-    if dealt > len(deck) - 1:
-        raise ConfigError(
-            f"hand_size={hand_size} for {n_players} players needs {dealt} cards,"
-            f" but the deck has {len(deck) - 1} after the starter"
-        )
-    # One card at a time starting at seat 0: card j of the deal goes to seat j mod N.
-    hands = [deck[1 + seat : 1 + dealt : n_players] for seat in range(n_players)]
-    return deck[0], hands, tuple(deck[1 + dealt :])
-
-
 def classic_deal(
     seed: int, n_players: int, hand_size: int | None = None
 ) -> tuple[Card, list[list[Card]], tuple[Card, ...]]:
@@ -170,7 +159,9 @@ def classic_deal(
     (Card('QH'), [5, 5, 5, 5], 31)
     """
     seed = check_seed(seed)
-    return _deal(np.random.default_rng(np.random.SeedSequence(seed)), n_players, hand_size)
+    return classic_deal_from(
+        np.random.default_rng(np.random.SeedSequence(seed)), n_players, hand_size
+    )
 
 
 def play_classic(
@@ -224,175 +215,73 @@ def play_classic(
     config = ClassicConfig() if config is None else config
     agents = check_agents(agents, "classic Eleusis", 2)
     seed = check_seed(seed)
-    n = len(agents)
-    return play_main_line(
-        GAME,
-        TRAITS,
-        rule,
-        agents,
-        seed,
-        config,
-        lambda rng: _deal(rng, n, config.hand_size),
-        classic_dealer_score,
-        classic_player_scores,
-    )
-
-
-Deal = Callable[[np.random.Generator], tuple[Card, list[list[Card]], tuple[Card, ...]]]
+    return play_main_line(CLASSIC, rule, agents, seed, config)
 
 
 def play_main_line(
-    game: str,
-    traits: GameTraits,
-    rule: Rule,
-    agents: list[Agent],
-    seed: int,
-    config: Any,
-    deal_with: Deal,
-    dealer_score: Callable[[Sequence[int]], int],
-    player_scores: Callable[[Sequence[int]], list[float]],
+    variant: MainLineGame, rule: Rule, agents: list[Agent], seed: int, config: Any
 ) -> GameRecord:
     """The game of classic Eleusis and of its 4-8 player variant, which differ only in
-    their deal and their scores: phase 1 plays every hand out, phase 2 the wrong cards.
+    their deal and their scores (``variant``): the agents decide, `MainLineState` plays.
 
-    ``game`` and ``traits`` are the game's name and `GameTraits`, as agents are told;
-    ``deal_with(rng)`` gives the starter, the hands and the unused cards;
-    ``dealer_score`` takes the wrong-card counts after phase 1, ``player_scores`` the
-    cards left at the end. ``config`` has the options of `ClassicConfig`; without
-    ``retry_in_turn`` a turn of phase 2 is one card. The inputs are checked by the
-    caller (`play_classic`, `eleusis_lab.games.four_to_eight.play_four_to_eight`).
+    ``config`` has the options of `ClassicConfig` (without ``retry_in_turn`` a turn of
+    phase 2 is one card). The inputs are checked by the caller (`play_classic`,
+    `eleusis_lab.games.four_to_eight.play_four_to_eight`).
     """
     n = len(agents)
-    sequence = np.random.SeedSequence(seed)
-    starter, hands, unused = deal_with(np.random.default_rng(sequence))
-    agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
-    deal = tuple(map(tuple, hands))
+    state = MainLineState.deal(rule, seed, config, players=n, variant=variant)
+    # The deal drew from the seed's sequence; every agent's generator is spawned from it.
+    children = state.sequence.spawn(n)  # type: ignore[union-attr] # set by `deal`
+    agent_rngs = [np.random.default_rng(child) for child in children]
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     with faults.limit:  # armed for the game
-        faults.start_games(game, traits, rule, starter, deal, agent_rngs)
-
-        # Hot loop state: plain locals, tuples rebuilt only when they change. Hands and
-        # piles are dicts keyed by the card itself (two decks hold duplicate faces: a card's
-        # copy tells them apart), so that checking and removing a played card costs one
-        # lookup, not a scan; dicts keep the order cards are offered in. Each card maps
-        # to itself: the agent's answer is looked up by its plain values (`card_key`),
-        # and the engine's own card is what is played.
+        faults.start_games(
+            variant.name, variant.traits, rule, state.starter, state.deal_hands, agent_rngs
+        )
         choose = [agent.choose_play for agent in agents]
         if config.decision_seconds is not None:
             # Timed choices are wrapped once here: untimed games pay nothing for the budget,
             # and faults cost them only a try block (free until something is raised).
             choose = [faults.timed(seat, method) for seat, method in enumerate(choose)]
         observers = faults.observers()
-        decide = faults.limit.call
-        legal_mask = rule.legal_mask
-        main: tuple[Card, ...] = (starter,)
-        last_right: bool | None = None
-        held_hands: list[dict[Card, Card]] = [{card: card for card in hand} for hand in deal]
-        piles: list[dict[Card, Card]] = [{} for _ in range(n)]
-        pile_view: list[tuple[Card, ...]] = [() for _ in range(n)]
-
-        def ask(
-            seat: int, phase: int, offered: tuple[Card, ...], allowed: dict[Card, Card]
-        ) -> Card:
-            """The seat's card (the engine's own), or the first offered card after a
-            recorded fault."""
-            obs = Observation(game, seat, phase, offered, main, tuple(pile_view), last_right)
+        decide, announce = faults.limit.call, faults.announce
+        observation, play = state.observation, state.play
+        seat = state.seat
+        while seat is not None:
+            obs = observation(seat)
             try:
                 answer = decide(choose[seat], obs, seat=seat)
             except Exception as error:
-                return faults.raised(seat, phase, offered, error)
-            card = allowed.get(card_key(answer))  # type: ignore[arg-type]
-            if card is None:
-                return faults.illegal(seat, phase, offered, answer)
-            return card
+                card = faults.raised(seat, obs.phase, obs.hand, error)
+            else:
+                # The agent's answer is looked up by its plain values (`card_key`): the
+                # engine's own card is what is played, whatever the agent's object says.
+                card = state.allowed.get(card_key(answer))  # type: ignore[arg-type]
+                if card is None:
+                    card = faults.illegal(seat, obs.phase, obs.hand, answer)
+            announce(play(card), observers)
+            seat = state.seat
 
-        # -- phase 1: every card of every hand is played once ---------------------------
-        seat, to_play = 0, sum(len(hand) for hand in deal)
-        while to_play:
-            hand = held_hands[seat]
-            if hand:
-                card = ask(seat, 1, tuple(hand), hand)
-                del hand[card]
-                right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
-                event = Event(seat, card, 1, right, len(main) - 1)
-                if right:
-                    main += (card,)
-                else:
-                    piles[seat][card] = card
-                    pile_view[seat] += (card,)
-                last_right = right
-                faults.announce(event, observers)
-                to_play -= 1
-            seat = (seat + 1) % n
-        wrong_after_phase1 = tuple(pile_view)
-
-        # -- phase 2: the wrong cards, until someone is out or nothing can be played -----
-        copies = [0] * N_FACES  # copies of each face held by anyone
-        for pile in piles:
-            for card in pile:
-                copies[card.face] += 1
-        held = sum(1 << face for face in range(N_FACES) if copies[face])
-        retry = getattr(config, "retry_in_turn", False)
-        max_turns, turns = config.max_turns, 0
-        end = PLAYER_OUT if not all(piles) else None
-        while end is None:
-            mask = legal_mask(Context(main, last_right))
-            if not mask & held:
-                end = NO_PLAYABLE_CARD  # the dealer declares that play cannot continue
-                break
-            if turns >= max_turns:
-                end = TURN_CAP
-                break
-            turns += 1
-            pile = piles[seat]
-            untried = pile
-            while True:
-                offered = pile_view[seat] if untried is pile else tuple(untried)
-                card = ask(seat, 2, offered, untried)
-                right = bool((mask >> card.face) & 1)
-                event = Event(seat, card, 2, right, len(main) - 1)
-                if right:
-                    del pile[card]
-                    pile_view[seat] = tuple(pile)
-                    copies[card.face] -= 1
-                    if not copies[card.face]:
-                        held &= ~(1 << card.face)
-                    main += (card,)
-                last_right = right  # a wrong card stays where it was
-                faults.announce(event, observers)
-                if right or not retry:
-                    break
-                # The option of RULES.md 1.5: try another card in the same turn.
-                if untried is pile:
-                    untried = dict(pile)
-                del untried[card]
-                if not untried:
-                    break
-                mask = legal_mask(Context(main, last_right))
-            if not pile:
-                end = PLAYER_OUT
-            seat = (seat + 1) % n
-
-    cards_left = tuple(len(pile) for pile in piles)
+    cards_left = state.cards_left()
     return GameRecord(
-        game=game,
+        game=variant.name,
         rule=rule.text,
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
         agents=faults.described(),
-        starter=starter,
-        deal=deal,
-        unused=unused,
+        starter=state.starter,
+        deal=state.deal_hands,
+        unused=state.unused,
         events=tuple(events),
-        main_line=main,
-        wrong_after_phase1=wrong_after_phase1,
+        main_line=state.main,
+        wrong_after_phase1=state.wrong_after_phase1,
         cards_left=cards_left,
-        dealer_score=dealer_score([len(pile) for pile in wrong_after_phase1]),
-        player_scores=tuple(player_scores(cards_left)),
-        phase2_end=end,
-        phase2_turns=turns,
-        turn_cap_hit=end == TURN_CAP,
+        dealer_score=state.dealer_score(),
+        player_scores=state.scores(),
+        phase2_end=state.end,
+        phase2_turns=state.turns,
+        turn_cap_hit=state.end == TURN_CAP,
         faults=faults.recorded(),
     )

@@ -31,9 +31,11 @@ hence the token "right"; a prediction over ``decision_seconds`` is kept and the 
 ``start_game`` or ``observe`` that raises or is stopped is recorded and the agent keeps
 its seat. ``on_fault="raise"`` stops the game at the first fault instead.
 
-The package: the record, its vocabulary and layout (`record`), the engine (`engine`),
-its replay (`replay`), the scores (`scoring`), a match (`match`), what a person at a
-human seat is shown (`people`), and here the game's declaration, `GAME_TYPE`.
+The package: the record, its vocabulary and layout (`record`), the rules as a state
+(`state`: `DelphiState`, which the engine, the replay and `eleusis_lab.envs.delphi`
+move), the engine (`engine`), its replay (`replay`), the scores (`scoring`), a match
+(`match`), what a person at a human seat is shown (`people`), and here the game's
+declaration, `GAME_TYPE`.
 
 Randomness: the seed feeds one ``numpy.random.SeedSequence``, whose generator shuffles
 the deck exactly as the classic deal and `eleusis_lab.evaluation.prediction_accuracy`

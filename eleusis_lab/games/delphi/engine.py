@@ -1,5 +1,5 @@
-"""The engine of Delphi: its options (`DelphiConfig`), the deal and one game
-(`play_delphi`).
+"""The engine of Delphi: its options (`DelphiConfig`) and one game (`play_delphi`), a
+driver that asks the agents for the decisions of `eleusis_lab.games.delphi.state`.
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ from eleusis_lab.engines import (
     shown,
 )
 from eleusis_lab.games.delphi.record import (
-    DECK,
     GAME,
     NOT_A_PROBABILITY,
-    ORACLE,
     SUBSTITUTE_PROBABILITY,
-    TOKEN_THRESHOLD,
     DelphiRecord,
 )
-from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
+from eleusis_lab.games.delphi.scoring import delphi_scores
+from eleusis_lab.games.delphi.state import DelphiState, delphi_deal
 from eleusis_lab.record import OVER_TIME
-from eleusis_lab.rules import Context, Rule, parse
+from eleusis_lab.rules import Rule, parse
+
+__all__ = ["TRAITS", "DelphiConfig", "delphi_deal", "play_delphi", "read_probability"]
 
 #: What Delphi tells its players of itself: the oracle's rule, only predictions count.
 TRAITS = GameTraits(rule_from="dealer", scored_on="predictions")
@@ -79,27 +79,7 @@ class DelphiConfig:
 # -- the game -----------------------------------------------------------------------------
 
 
-def _deal(rng: np.random.Generator) -> tuple[Card, tuple[Card, ...]]:
-    deck = [DECK[i] for i in rng.permutation(len(DECK)).tolist()]
-    return deck[0], tuple(deck[1:])
-
-
-def delphi_deal(seed: int) -> tuple[Card, tuple[Card, ...]]:
-    """The starter and the 51 other cards in the order `play_delphi` turns them.
-
-    The same shuffle as `eleusis_lab.games.classic.classic_deal`: its starter is
-    the same card.
-
-    Examples
-    --------
-    >>> starter, cards = delphi_deal(3)
-    >>> starter, len(cards)
-    (Card('QH'), 51)
-    """
-    return _deal(np.random.default_rng(np.random.SeedSequence(check_seed(seed))))
-
-
-def _probability(result: object) -> float | None:
+def read_probability(result: object) -> float | None:
     """The one probability in ``result``, a plain float, or None when it is not one in
     [0, 1].
 
@@ -111,9 +91,9 @@ def _probability(result: object) -> float | None:
     The number is read by its value (`eleusis_lab.engines.plain_float`), not by what a
     class of the agent's says of it in ``__float__`` or its comparisons.
 
-    >>> _probability([0.25]), _probability(np.array([1.0])), _probability([0.5, 0.5])
+    >>> read_probability([0.25]), read_probability(np.array([1.0])), read_probability([0.5, 0.5])
     (0.25, 1.0, None)
-    >>> _probability([float("nan")]), _probability([2.0]), _probability(["0.5"])
+    >>> read_probability([float("nan")]), read_probability([2.0]), read_probability(["0.5"])
     (None, None, None)
     """
     try:
@@ -181,28 +161,28 @@ def play_delphi(
     seed = check_seed(seed)
     n = len(agents)
 
-    sequence = np.random.SeedSequence(seed)
-    starter, cards = _deal(np.random.default_rng(sequence))
-    agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(n)]
+    state = DelphiState.deal(rule, seed, config, players=n)
+    # The agents' generators are spawned from the seed that shuffled the deck.
+    agent_rngs = [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(n)]
     events: list[Event] = []
     faults = FaultLog(agents, config, events)
     stop, budget, decide = faults.stop, config.decision_seconds, faults.limit.call
+    timed = budget is not None  # a prediction is timed only against a budget
     with faults.limit:  # armed for the game
-        faults.start_games(GAME, TRAITS, rule, starter, ((),) * n, agent_rngs)
+        faults.start_games(GAME, TRAITS, rule, state.starter, ((),) * n, agent_rngs)
 
         predictors = [agent.predict for agent in agents]
         observers = faults.observers()
 
         def ask(seat: int, obs: Observation, card: Card) -> float:
             """The seat's probability that ``card`` is right, or 0.5 after a fault."""
-            started = perf_counter()
+            started = perf_counter() if timed else 0.0
             try:
                 result = decide(predictors[seat], obs, [card], seat=seat)
             except Exception as error:
                 faults.failed(seat, error, len(events), 1, "predict")
                 return SUBSTITUTE_PROBABILITY
-            seconds = perf_counter() - started
-            if budget is not None and seconds > budget:
+            if timed and (seconds := perf_counter() - started) > budget:
                 message = (
                     f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
                 )
@@ -210,7 +190,7 @@ def play_delphi(
                     raise faults.agent_error(seat, message)
                 faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
             try:  # reading the answer may run the agent's code: a call of its own
-                probability = decide(_probability, result, seat=seat)
+                probability = decide(read_probability, result, seat=seat)
             except Exception as error:
                 faults.failed(seat, error, len(events), 1, "predict")
                 return SUBSTITUTE_PROBABILITY
@@ -225,32 +205,14 @@ def play_delphi(
                 return SUBSTITUTE_PROBABILITY
             return probability
 
-        legal_mask = rule.legal_mask
-        main: tuple[Card, ...] = (starter,)
-        side: tuple[Card, ...] = ()
-        last_right: bool | None = None
-        probabilities: list[tuple[float, ...]] = []
-        for card in cards:
-            # Every player predicts before anyone hears the verdict.
-            row = tuple(
-                ask(seat, Observation(GAME, seat, 1, (), main, (side,), last_right), card)
-                for seat in range(n)
-            )
-            right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
-            event = Event(ORACLE, card, 1, right, len(main) - 1)
-            probabilities.append(row)
-            if right:
-                main += (card,)
-            else:
-                side += (card,)
-            last_right = right
-            faults.announce(event, observers)
+        to_move, observation, apply = state.to_move, state.observation, state.apply
+        while (seat := to_move()) is not None:
+            # Each seat sees the table as it was before the card: every player predicts
+            # before anyone hears the verdict, which the last prediction brings.
+            for event in apply(ask(seat, observation(seat), state.card)):
+                faults.announce(event, observers)
 
-    hits = [
-        [(p >= TOKEN_THRESHOLD) == event.right for p in row]
-        for row, event in zip(probabilities, events, strict=True)
-    ]
-    chips = delphi_chips(hits)
+    chips = state.chips()
     player_scores, oracle_score = delphi_scores(chips)
     return DelphiRecord(
         game=GAME,
@@ -259,11 +221,11 @@ def play_delphi(
         seed=seed,
         config=config.to_dict(),
         agents=faults.described(),
-        starter=starter,
-        events=tuple(events),
-        probabilities=tuple(probabilities),
-        main_line=main,
-        side_column=side,
+        starter=state.starter,
+        events=tuple(state.events),
+        probabilities=tuple(state.probabilities),
+        main_line=state.main_line,
+        side_column=state.side_column,
         chips=tuple(chips),
         player_scores=tuple(player_scores),
         oracle_score=oracle_score,

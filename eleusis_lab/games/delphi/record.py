@@ -28,6 +28,7 @@ from eleusis_lab.record import (
     complexity_lines,
     event_from_dict,
     event_to_dict,
+    fault_lines,
     main_line_rows,
     reading_record,
     rule_game_fields,
@@ -275,8 +276,6 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
        1  RandomAgent             25     0.490      3    -48
     oracle score: 48
     """
-    from eleusis_lab.record import fault_lines
-
     main = record.main_line
     under: list[list[str]] = [[] for _ in main]
     for event in record.events:
@@ -333,8 +332,8 @@ def format_delphi_layout(record: DelphiRecord, columns: int = 13, max_rows: int 
             f" {record.chips[seat]:>6} {record.player_scores[seat]:>6}"
         )
     lines.append(f"oracle score: {record.oracle_score}")
-    fault_lines = fault_lines(record.faults)
+    faulted = fault_lines(record.faults)
     if any(f.call == "predict" and f.kind != OVER_TIME for f in record.faults):
-        fault_lines[0] += f" (each faulty prediction counted as {SUBSTITUTE_PROBABILITY})"
-    lines += fault_lines
+        faulted[0] += f" (each faulty prediction counted as {SUBSTITUTE_PROBABILITY})"
+    lines += faulted
     return "\n".join(lines)

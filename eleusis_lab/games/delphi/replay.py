@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from eleusis_lab.games.delphi.engine import delphi_deal
 from eleusis_lab.games.delphi.record import (
     DECK,
     DELPHI_FAULT_CALLS,
@@ -14,10 +13,10 @@ from eleusis_lab.games.delphi.record import (
     ORACLE,
     PREDICT_FAULT_KINDS,
     SUBSTITUTE_PROBABILITY,
-    TOKEN_THRESHOLD,
     DelphiRecord,
 )
-from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
+from eleusis_lab.games.delphi.scoring import delphi_scores
+from eleusis_lab.games.delphi.state import DelphiState, delphi_deal
 from eleusis_lab.record import (
     OVER_TIME,
     FaultRules,
@@ -25,7 +24,7 @@ from eleusis_lab.record import (
     check_faults,
     right_or_wrong,
 )
-from eleusis_lab.rules import Context, RuleSyntaxError, parse
+from eleusis_lab.rules import RuleSyntaxError, parse
 
 # -- replay -------------------------------------------------------------------------------
 
@@ -33,10 +32,11 @@ from eleusis_lab.rules import Context, RuleSyntaxError, parse
 def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over the game
     """Check a Delphi record against the rules, without the agents.
 
-    Re-parses the rule and re-deals from the seed, re-judges every card in deck order
-    (verdict, position, main line and side column), checks every probability (one per
-    seat, in [0, 1], 0.5 where a prediction was faulty) and the faults, and re-derives
-    the chips and the scores with `eleusis_lab.games.delphi.scoring`.
+    Re-parses the rule and re-deals from the seed, plays the recorded cards and
+    predictions through `eleusis_lab.games.delphi.state.DelphiState` (the rules the
+    engine plays by) and compares every verdict and position, the main line and side
+    column, checks every probability (one per seat, in [0, 1], 0.5 where a prediction
+    was faulty) and the faults, and compares the chips and the scores the state gives.
     `eleusis_lab.record.replay` calls it for this game.
 
     Parameters
@@ -82,9 +82,10 @@ def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over
         if (starter, dealt) != (rec.starter, tuple(cards)):
             problems.append(f"the starter and the cards are not in the order seed {rec.seed} deals")
 
-    # Every card judged by the rule in its context.
-    main, side, last = [rec.starter], [], None
-    verdicts = []
+    # Every card judged by the rule in its context: the state turns the recorded cards
+    # with the recorded predictions (a bad one as the substitute: reported below).
+    state = DelphiState(rule, rec.starter, cards, n)
+    rows = rec.probabilities
     for k, e in enumerate(rec.events):
         where = f"event {k} ({card_text(e.card)})"
         if (e.seat, e.phase) != (ORACLE, 1):
@@ -92,22 +93,23 @@ def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over
                 f"{where}: seat {e.seat} in phase {e.phase}; the oracle's cards are seat"
                 f" {ORACLE} in phase 1"
             )
-        if e.position != len(main) - 1:
+        row = rows[k] if k < len(rows) else ()
+        for seat in range(n):
+            p = row[seat] if seat < len(row) else None
+            made = state.apply(p if _is_probability(p) else SUBSTITUTE_PROBABILITY)
+        placed = made[0]  # the last seat's prediction turned the card
+        if e.position != placed.position:
             problems.append(
-                f"{where}: position {e.position}, but the main line ended at {len(main) - 1}"
+                f"{where}: position {e.position}, but the main line ended at {placed.position}"
             )
-        right = rule.accepts(e.card, Context(tuple(main), last))
-        if right != e.right:
+        if placed.right != e.right:
             problems.append(
                 f"{where}: recorded {right_or_wrong(e.right)}, but the rule says"
-                f" {right_or_wrong(right)}"
+                f" {right_or_wrong(placed.right)}"
             )
-        (main if right else side).append(e.card)
-        verdicts.append(right)
-        last = right
-    if tuple(rec.main_line) != tuple(main):
+    if tuple(rec.main_line) != state.main_line:
         problems.append("the main line differs from the one the verdicts give")
-    if tuple(rec.side_column) != tuple(side):
+    if tuple(rec.side_column) != state.side_column:
         problems.append("the side column differs from the one the verdicts give")
 
     # The predictions: one probability per seat and card.
@@ -118,17 +120,13 @@ def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over
         if len(row) != n:
             problems.append(f"event {k}: {len(row)} predictions for {n} players")
             return problems
-        bad = [p for p in row if not (isinstance(p, float | int) and 0 <= p <= 1)]
+        bad = [p for p in row if not _is_probability(p)]
         if bad:
             problems.append(f"event {k}: {bad[0]!r} is not a probability in [0, 1]")
             return problems
     problems += _check_faults(rec)
 
-    hits = [
-        [(p >= TOKEN_THRESHOLD) == right for p in row]
-        for row, right in zip(rec.probabilities, verdicts, strict=True)
-    ]
-    chips = delphi_chips(hits) if hits else [0] * n
+    chips = state.chips()  # every recorded prediction is a probability by now
     if list(rec.chips) != chips:
         problems.append(f"chips: recorded {list(rec.chips)}, the predictions give {chips}")
     players, oracle = delphi_scores(chips)
@@ -161,6 +159,10 @@ def _check_faults(rec: DelphiRecord) -> list[str]:
                     " recorded"
                 )
     return problems
+
+
+def _is_probability(p: object) -> bool:
+    return isinstance(p, float | int) and 0 <= p <= 1
 
 
 def _substituted(fault) -> bool:

@@ -27,9 +27,8 @@ from eleusis_lab.engines import (
 )
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic.engine import play_main_line
-from eleusis_lab.games.classic.record import (
-    GameRecord,
-)
+from eleusis_lab.games.classic.record import GameRecord
+from eleusis_lab.games.classic.state import Dealt, MainLineGame
 from eleusis_lab.games.four_to_eight.scoring import (
     four_to_eight_dealer_score,
     four_to_eight_player_scores,
@@ -154,6 +153,17 @@ def four_to_eight_deal(
     return _deal(np.random.default_rng(np.random.SeedSequence(seed)), plan, hand_size)
 
 
+def _deal_players(rng: np.random.Generator, n_players: int, hand_size: int | None) -> Dealt:
+    return _deal(rng, deck_plan(n_players), hand_size)
+
+
+#: The 4-8 player variant as a game on one main line (`MainLineGame`): the table's deal
+#: and the variant's scores.
+FOUR_TO_EIGHT = MainLineGame(
+    GAME, TRAITS, _deal_players, four_to_eight_dealer_score, four_to_eight_player_scores
+)
+
+
 def play_four_to_eight(
     rule: Rule | str,
     agents: Sequence[Agent],
@@ -203,17 +213,6 @@ def play_four_to_eight(
         rule = parse(rule)
     config = FourToEightConfig() if config is None else config
     agents = check_agents(agents, "the 4-8 player variant", 1)
-    plan = deck_plan(len(agents))
+    deck_plan(len(agents))  # a number of players the table deals, or a ConfigError
     seed = check_seed(seed)
-
-    return play_main_line(
-        GAME,
-        TRAITS,
-        rule,
-        agents,
-        seed,
-        config,
-        lambda rng: _deal(rng, plan, config.hand_size),
-        four_to_eight_dealer_score,
-        four_to_eight_player_scores,
-    )
+    return play_main_line(FOUR_TO_EIGHT, rule, agents, seed, config)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from eleusis_lab.games.classic.record import GameRecord
 from eleusis_lab.games.classic.replay import replay_main_line
-from eleusis_lab.games.four_to_eight.engine import GAME, PLAYERS, deck_plan, four_to_eight_deal
-from eleusis_lab.games.four_to_eight.scoring import (
-    four_to_eight_dealer_score,
-    four_to_eight_player_scores,
+from eleusis_lab.games.four_to_eight.engine import (
+    FOUR_TO_EIGHT,
+    GAME,
+    PLAYERS,
+    deck_plan,
+    four_to_eight_deal,
 )
 from eleusis_lab.rules import RuleSyntaxError, parse
 
@@ -55,10 +57,4 @@ def replay_four_to_eight(rec: GameRecord) -> list[str]:
         return [f"{n} hands dealt for {len(rec.agents)} agents; the table deals {counts} hands"]
     plan = deck_plan(n)
     deck = f"the table's {len(plan.cards)}-card deck for {n} players"
-    return replay_main_line(
-        rec,
-        rule,
-        (plan.cards, deck, four_to_eight_deal),
-        four_to_eight_dealer_score,
-        four_to_eight_player_scores,
-    )
+    return replay_main_line(rec, rule, (plan.cards, deck, four_to_eight_deal), FOUR_TO_EIGHT)

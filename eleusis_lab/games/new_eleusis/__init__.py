@@ -103,6 +103,7 @@ from eleusis_lab.games.new_eleusis.scoring import (
     new_eleusis_dealer_score,
     new_eleusis_player_scores,
 )
+from eleusis_lab.games.new_eleusis.state import NewEleusisState
 from eleusis_lab.games.new_eleusis.table import first_player, new_eleusis_deal
 from eleusis_lab.games.table import GameType, Outcome, sample_table
 
@@ -124,6 +125,7 @@ __all__ = [
     "NewEleusisMatch",
     "NewEleusisObservation",
     "NewEleusisRecord",
+    "NewEleusisState",
     "ProphetTerm",
     "Turn",
     "first_player",

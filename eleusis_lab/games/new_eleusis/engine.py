@@ -1,11 +1,12 @@
 """The engine of New Eleusis: its options (`NewEleusisConfig`) and one round
-(`play_new_eleusis`), played on the round's table (`eleusis_lab.games.new_eleusis.table`).
+(`play_new_eleusis`), which asks the agents and applies their decisions to the round's
+state (`eleusis_lab.games.new_eleusis.state.NewEleusisState`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from time import perf_counter
 from typing import Any
 
@@ -35,16 +36,12 @@ from eleusis_lab.games.new_eleusis.record import (
     MAX_STRING,
     MIN_PLAYERS,
     NewEleusisRecord,
-    Turn,
 )
-from eleusis_lab.games.new_eleusis.table import (
-    RoundTable,
-    check_rule,
-)
+from eleusis_lab.games.new_eleusis.state import CALL, TURN, NewEleusisState
+from eleusis_lab.games.new_eleusis.table import check_rule
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     OVER_TIME,
-    TURN_CAP,
 )
 from eleusis_lab.rules import Rule
 
@@ -157,25 +154,32 @@ def turn_problem(value: object, hand: Sequence[Card]) -> str | None:
     """
     if value is None:
         return None
-    rule = (
-        f"a turn is 1 to {MAX_STRING} different cards of the hand, in order, or None for"
-        f" no play; the hand is {format_cards(hand) or 'empty'}"
+    problem = _turn_problem(value, hand)
+    if problem is None:
+        return None
+    # the rule is spelt out only for a wrong turn: formatting the hand costs more than a turn
+    return (
+        f"{problem}; a turn is 1 to {MAX_STRING} different cards of the hand, in order, or"
+        f" None for no play; the hand is {format_cards(hand) or 'empty'}"
     )
+
+
+def _turn_problem(value: object, hand: Sequence[Card]) -> str | None:
     items = _items(value)
     if items is None:
-        return f"returned {shown(value)}; {rule}"
+        return f"returned {shown(value)}"
     if not 1 <= len(items) <= MAX_STRING:
-        return f"returned {len(items)} cards; {rule}"
+        return f"returned {len(items)} cards"
     keys = [card_key(item) for item in items]
     if any(key is None for key in keys):
-        return f"returned {shorten(shown(value))}, which is not only cards; {rule}"
+        return f"returned {shorten(shown(value))}, which is not only cards"
     cards = [Card(*key) for key in keys]  # type: ignore[misc]
     if len(set(cards)) != len(cards):
-        return f"played the same card twice ({format_cards(cards)}); {rule}"
+        return f"played the same card twice ({format_cards(cards)})"
     held = set(hand)
     missing = [card for card in cards if card not in held]
     if missing:
-        return f"played {format_cards(missing)}, which it does not hold; {rule}"
+        return f"played {format_cards(missing)}, which it does not hold"
     return None
 
 
@@ -247,14 +251,14 @@ def play_new_eleusis(
     check_capabilities(agents, GAME, NewEleusisDecisions)
     seed = check_seed(seed)
     n = len(agents)
-    table = RoundTable(rule, n, seed, config)
-    agent_rngs = [np.random.default_rng(child) for child in table.sequence.spawn(n)]
-    turns: list[Turn] = []
+    state = NewEleusisState(rule, n, seed, config)
+    agent_rngs = [np.random.default_rng(child) for child in state.sequence.spawn(n)]
+    turns = state.turns
     faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
     stop, budget, decide = faults.stop, config.decision_seconds, faults.limit.call
 
     with faults.limit:  # armed for the game
-        faults.start_games(GAME, TRAITS, rule, table.starter, table.deal, agent_rngs)
+        faults.start_games(GAME, TRAITS, rule, state.starter, state.dealt, agent_rngs)
 
         def ask(
             seat: int,
@@ -295,51 +299,48 @@ def play_new_eleusis(
         def is_bool(call: str) -> Callable[[Any], str | None]:
             return lambda value: _bool_problem(value, call)
 
-        while table.end is None:
-            if len(turns) >= config.max_turns:
-                table.end = TURN_CAP
-                break
-            index, seat = len(turns), table.seat
-            obs = table.observation(seat)
-            hand = obs.hand
-            chosen = ask(
-                seat,
-                "choose_turn",
-                agents[seat].choose_turn,
-                (obs,),
-                obs.phase,
-                lambda value, hand=hand: turn_problem(value, hand),
-                (hand[0],),
-                index,
-            )
-            cards = () if chosen is None else own_turn(chosen, hand)
-            call = None
-            if table.prophet is not None:
-                prophet = table.prophet
-                seen = table.observation(prophet)
+        while (seat := state.to_move()) is not None:
+            index = len(turns)
+            if state.decision == TURN:
+                obs = state.observation(seat)
+                hand = obs.hand
+                chosen = ask(
+                    seat,
+                    "choose_turn",
+                    agents[seat].choose_turn,
+                    (obs,),
+                    obs.phase,
+                    lambda value, hand=hand: turn_problem(value, hand),
+                    (hand[0],),
+                    index,
+                )
+                events = state.apply(() if chosen is None else own_turn(chosen, hand))
+            elif state.decision == CALL:
+                seen, cards = state.observation(seat), state.pending
                 if cards:
-                    method, what, args = agents[prophet].call_play, "call_play", (seen, cards)
+                    method, what, args = agents[seat].call_play, "call_play", (seen, cards)
                 else:
-                    method, what, args = agents[prophet].call_no_play, "call_no_play", (seen, hand)
-                call = bool(ask(prophet, what, method, args, obs.phase, is_bool(what), True, index))
-            turn = table.play(cards, call)
-            turns.append(turn)
-            for event in turn.events():
-                for other, agent in enumerate(agents):
-                    try:
-                        decide(agent.observe, event, seat=other)
-                    except Exception as error:
-                        faults.failed(other, error, index, turn.phase, "observe")
-            if table.can_declare(seat):
-                after = table.observation(seat)
+                    hand = tuple(state.hands[state.seat])
+                    method, what, args = agents[seat].call_no_play, "call_no_play", (seen, hand)
+                call = ask(seat, what, method, args, seen.phase, is_bool(what), True, index)
+                events = state.apply(bool(call))
+            else:  # the player who has just played may declare himself Prophet
+                after, phase = state.observation(seat), turns[-1].phase
                 method = agents[seat].declare_prophet
                 check = is_bool("declare_prophet")
-                if ask(seat, "declare_prophet", method, (after,), turn.phase, check, False, index):
-                    table.declare(seat)
-                    turns[-1] = replace(turn, declared_prophet=True)
-            table.advance()
+                declared = ask(
+                    seat, "declare_prophet", method, (after,), phase, check, False, index - 1
+                )
+                events = state.apply(bool(declared))
+            if events:
+                index, phase = len(turns) - 1, turns[-1].phase
+                for event in events:
+                    for other, agent in enumerate(agents):
+                        try:
+                            decide(agent.observe, event, seat=other)
+                        except Exception as error:
+                            faults.failed(other, error, index, phase, "observe")
 
-    players, dealer = table.scores()
     return NewEleusisRecord(
         game=GAME,
         rule=rule.text,
@@ -347,21 +348,6 @@ def play_new_eleusis(
         seed=seed,
         config=config.to_dict(),
         agents=faults.described(),
-        starter=table.starter,
-        first_seat=table.first,
-        deal=table.deal,
-        turns=tuple(turns),
-        prophets=tuple(table.prophets),
-        main_line=tuple(table.main),
-        side_line=tuple(map(tuple, table.side)),
-        hands=tuple(map(tuple, table.hands)),
-        set_aside=tuple(map(tuple, table.set_aside)),
-        expelled=tuple(table.expelled),
-        stock=tuple(reversed(table.stock)),
-        decks=table.decks,
-        end=table.end,
-        turn_cap_hit=table.end == TURN_CAP,
-        player_scores=tuple(players),
-        dealer_score=dealer,
+        **state.record_fields(),
         faults=faults.recorded(),
     )

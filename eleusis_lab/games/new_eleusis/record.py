@@ -2,7 +2,7 @@
 JSON form and its layout on the table.
 
 The engine and the replay are in `eleusis_lab.games.new_eleusis`; the state of a round
-that both drive is in `eleusis_lab.games.new_eleusis.table`.
+that both drive is in `eleusis_lab.games.new_eleusis.state`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The replay of a New Eleusis round: `replay_new_eleusis` re-derives a record from its
-seed and rule on the same table as the engine, without the agents.
+seed and rule on the same state as the engine
+(`eleusis_lab.games.new_eleusis.state.NewEleusisState`), without the agents.
 """
 
 from __future__ import annotations
@@ -23,10 +24,8 @@ from eleusis_lab.games.new_eleusis.record import (
     NewEleusisRecord,
     Turn,
 )
-from eleusis_lab.games.new_eleusis.table import (
-    RoundTable,
-    check_rule,
-)
+from eleusis_lab.games.new_eleusis.state import CALL, DECLARE, NewEleusisState
+from eleusis_lab.games.new_eleusis.table import check_rule
 from eleusis_lab.record import (
     OVER_TIME,
     TURN_CAP,
@@ -53,7 +52,7 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
 
     Re-parses the rule, re-deals from the seed, and plays the recorded decisions (each
     turn's cards or "no play", the Prophet's calls, the declarations of Prophet) on a
-    fresh table: the turn order, that each card played is held, every verdict, draw,
+    fresh state: the turn order, that each card played is held, every verdict, draw,
     overthrow and expulsion, the Prophets, the end of the round, the final lines,
     hands and stock, and the scores must all be those the rules give. Faults are
     checked too: each names the seat and agent of its decision, and a replaced decision
@@ -95,16 +94,16 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
         return [f"{n} hands dealt for {len(record.agents)} agents; New Eleusis has 3 to 7 players"]
     try:
         config = NewEleusisConfig(**record.config)
-        table = RoundTable(rule, n, check_seed(record.seed), config)
+        state = NewEleusisState(rule, n, check_seed(record.seed), config)
     except (ConfigError, TypeError) as error:
         return [f"the round cannot be set up from its seed and config: {error}"]
-    if (table.starter, table.deal) != (record.starter, tuple(map(tuple, record.deal))):
+    if (state.starter, state.dealt) != (record.starter, tuple(map(tuple, record.deal))):
         return [f"the starter and the hands are not those dealt by seed {record.seed}"]
     problems: list[str] = []
-    if record.first_seat != table.first:
+    if record.first_seat != state.first:
         problems.append(
             f"first seat: recorded {record.first_seat}, the starter {record.starter} gives"
-            f" {table.first}"
+            f" {state.first}"
         )
     problems += _check_faults(record)
     decided: dict[int, list[Fault]] = {}
@@ -115,21 +114,21 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
 
     for k, turn in enumerate(record.turns):
         where = f"turn {k} (seat {turn.seat})"
-        if table.end is not None:
-            problems.append(f"{where}: the round had ended ({table.end})")
-            break
-        if k >= config.max_turns:
+        if state.end == TURN_CAP:
             problems.append(f"{where}: past the turn cap ({config.max_turns} turns)")
             break
-        if turn.seat != table.seat:
-            problems.append(f"{where}: seat {table.seat} should play")
+        if state.end is not None:
+            problems.append(f"{where}: the round had ended ({state.end})")
+            break
+        if turn.seat != state.seat:
+            problems.append(f"{where}: seat {state.seat} should play")
             return problems  # the order is broken; what follows would only echo it
-        hand = tuple(table.hands[turn.seat])
+        hand = tuple(state.hands[turn.seat])
         illegal = turn_problem(turn.cards or None, hand)
         if illegal is not None:
             problems.append(f"{where}: {illegal}")
             return problems
-        prophet = table.prophet
+        prophet = state.prophet
         for fault in decided.get(k, ()):
             substituted = fault.kind != OVER_TIME
             who = prophet if fault.call.startswith("call_") else turn.seat
@@ -149,44 +148,41 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
                 f"{where}: prophet_call is {turn.prophet_call!r}, but "
                 + ("there is no Prophet" if prophet is None else f"seat {prophet} is Prophet")
             )
-        call = None if prophet is None else bool(turn.prophet_call)
-        expected = table.play(turn.cards, call)
+        state.apply(tuple(turn.cards))
+        if state.decision == CALL:
+            state.apply(bool(turn.prophet_call))
+        expected = state.turns[-1]
         for name in compared:
             got, want = getattr(turn, name), getattr(expected, name)
             if got != want:
                 problems.append(
                     f"{where}: recorded {name}={_show(got)}, the rules give {_show(want)}"
                 )
-        if turn.declared_prophet:
-            if table.can_declare(turn.seat):
-                table.declare(turn.seat)
-            else:
-                problems.append(f"{where}: declares himself Prophet, which he may not now")
-        table.advance()
+        if state.decision == DECLARE:
+            state.apply(bool(turn.declared_prophet))
+        elif turn.declared_prophet:
+            problems.append(f"{where}: declares himself Prophet, which he may not now")
 
-    if table.end is None:
-        if len(record.turns) >= config.max_turns:
-            table.end = TURN_CAP
-        else:
-            problems.append("the record stops while the round goes on")
-    if table.end is not None and record.end != table.end:
-        problems.append(f"end: recorded {record.end!r}, the turns give {table.end!r}")
-    if record.turn_cap_hit != (table.end == TURN_CAP):
-        problems.append(f"turn_cap_hit is {record.turn_cap_hit}, but the round ended {table.end!r}")
-    players, dealer = table.scores()
-    for name, want in (
-        ("prophets", tuple(table.prophets)),
-        ("main_line", tuple(table.main)),
-        ("side_line", tuple(map(tuple, table.side))),
-        ("hands", tuple(map(tuple, table.hands))),
-        ("set_aside", tuple(map(tuple, table.set_aside))),
-        ("expelled", tuple(table.expelled)),
-        ("stock", tuple(reversed(table.stock))),
-        ("decks", table.decks),
-        ("player_scores", tuple(players)),
-        ("dealer_score", dealer),
+    if state.end is None:
+        problems.append("the record stops while the round goes on")
+    if state.end is not None and record.end != state.end:
+        problems.append(f"end: recorded {record.end!r}, the turns give {state.end!r}")
+    if record.turn_cap_hit != (state.end == TURN_CAP):
+        problems.append(f"turn_cap_hit is {record.turn_cap_hit}, but the round ended {state.end!r}")
+    derived = state.record_fields()
+    for name in (
+        "prophets",
+        "main_line",
+        "side_line",
+        "hands",
+        "set_aside",
+        "expelled",
+        "stock",
+        "decks",
+        "player_scores",
+        "dealer_score",
     ):
-        got = getattr(record, name)
+        got, want = getattr(record, name), derived[name]
         if isinstance(got, list):
             got = tuple(got)
         if got != want:

@@ -34,8 +34,9 @@ The record (`SoloRecord`), its JSON form and its layout (`format_solo_layout`) a
 `eleusis_lab.games.solo.record`; this module re-exports them.
 
 The package: the player's decisions (`decisions`: `SoloDecisions`, the mixin an agent
-needs to play), the record and its layout (`record`), the engine (`engine`), its
-replay (`replay`), the score (`scoring`), how a declaration is judged (`judge`), the
+needs to play), the record and its layout (`record`), the rules as a state (`state`:
+`SoloState`, which the engine, the replay and `eleusis_lab.envs.solo` move), the engine
+(`engine`), its replay (`replay`), the score (`scoring`), how a declaration is judged (`judge`), the
 agent's beliefs turn by turn (`beliefs`), what a person at a human seat is shown and
 the score of a game stopped early (`people`), and here the game's declaration,
 `GAME_TYPE`.

@@ -44,7 +44,7 @@ import pandas as pd
 from eleusis_lab.agent import Agent, Event
 from eleusis_lab.engines import exception_text, shorten, text
 from eleusis_lab.errors import AgentError
-from eleusis_lab.games.solo import SoloConfig, play_solo
+from eleusis_lab.games.solo.engine import SoloConfig, play_solo
 from eleusis_lab.games.solo.record import Declaration, SoloRecord
 from eleusis_lab.rules import Context, Rule, parse
 

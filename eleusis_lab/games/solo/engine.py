@@ -1,5 +1,6 @@
 """The engine of the solo benchmark: its options (`SoloConfig`), the deal and one game
-(`play_solo`).
+(`play_solo`), which asks the agent and moves the game through
+`eleusis_lab.games.solo.state.SoloState` (the rules).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameInfo, GameTraits, Observation
-from eleusis_lab.cards import Card, two_decks
+from eleusis_lab.agent import Agent, Event, GameInfo, GameTraits
+from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     DECISION_LIMIT,
     DecisionLimit,
@@ -43,18 +44,9 @@ from eleusis_lab.games.solo.judge import (
     Judgement,
     judge_declaration,
 )
-from eleusis_lab.games.solo.record import (
-    FOUND,
-    GAME,
-    NO_STARTER,
-    OUT_OF_CARDS,
-    TURN_CAP,
-    Declaration,
-    SoloRecord,
-    Tentative,
-    published_success,
-)
-from eleusis_lab.games.solo.scoring import MAX_TURNS, solo_score
+from eleusis_lab.games.solo.record import GAME, Declaration, SoloRecord
+from eleusis_lab.games.solo.scoring import MAX_TURNS
+from eleusis_lab.games.solo.state import DECK, SoloState, solo_deal_from
 from eleusis_lab.record import (
     ILLEGAL_CARD,
     RAISED,
@@ -70,9 +62,6 @@ HAND_SIZE = 12
 MOST_JUDGED = 100_000
 #: What the solo game tells its player of itself: any rule, found fast is all that counts.
 TRAITS = GameTraits(rule_from="benchmark", scored_on="finding", judge=JUDGES[0])
-
-
-DECK = tuple(two_decks())
 
 #: A fault of a statement: a rule that is not text, or a confidence not in [0, 1].
 ILLEGAL_DECLARATION = "illegal_declaration"
@@ -196,18 +185,6 @@ class SoloConfig:
 # -- the deal -----------------------------------------------------------------------------
 
 
-def _deal(
-    rng: np.random.Generator, rule: Rule, hand_size: int
-) -> tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]:
-    deck = [DECK[i] for i in rng.permutation(len(DECK)).tolist()]
-    hand, stock = tuple(deck[:hand_size]), deck[hand_size:]
-    mask = rule.legal_mask(Context())
-    start = next((i for i, card in enumerate(stock) if (mask >> card.face) & 1), None)
-    if start is None:
-        return hand, tuple(stock), None, ()
-    return hand, tuple(stock[:start]), stock[start], tuple(stock[start + 1 :])
-
-
 def solo_deal(
     seed: int, rule: Rule | str, hand_size: int = HAND_SIZE
 ) -> tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]:
@@ -223,7 +200,23 @@ def solo_deal(
     """
     rule = parse(rule) if isinstance(rule, str) else rule
     rng = np.random.default_rng(np.random.SeedSequence(check_seed(seed)))
-    return _deal(rng, rule, hand_size)
+    return solo_deal_from(rng, rule, hand_size)
+
+
+def agent_start(state: SoloState, rule_told: bool) -> tuple[GameInfo, np.random.Generator]:
+    """What `play_solo` tells its agent at the start of the game of ``state``: the
+    ``GameInfo`` (the secret rule only when ``rule_told``) and the agent's generator, a
+    child of the deal's ``SeedSequence``.
+
+    >>> state = SoloState.deal("red(card)", 3, SoloConfig())
+    >>> info, rng = agent_start(state, rule_told=False)
+    >>> info.starter == state.starter, info.rule, info.traits.judge
+    (True, None, 'continuations')
+    """
+    traits = replace(TRAITS, judge=state.config.judge)
+    told = state.rule if rule_told else None
+    info = GameInfo(GAME, 0, 1, state.dealt, state.starter, told, traits)
+    return info, np.random.default_rng(np.random.SeedSequence(state.seed).spawn(1)[0])
 
 
 # -- the game -----------------------------------------------------------------------------
@@ -300,20 +293,10 @@ else "red(card)"
     stop = config.on_fault == "raise"
     before = config.timing == BEFORE_VERDICT
 
-    sequence = np.random.SeedSequence(seed)
-    deal, refused, starter, stock = _deal(np.random.default_rng(sequence), rule, config.hand_size)
-    agent_rng = np.random.default_rng(sequence.spawn(1)[0])
+    state = SoloState.deal(rule, seed, config)
     name = class_name(agent)
     sees = sees_rule(agent)  # decided once, and recorded so
     faults: list[Fault] = []
-    events: list[Event] = []
-    declarations: list[Declaration] = []
-    tentative: list[Tentative] = []
-    hand, main, side = list(deal), [], []
-    drawn = 0  # cards drawn from the stock after the starter
-    last_right: bool | None = None
-    found: int | None = None
-    turns = 0
     limit = DecisionLimit(config.decision_limit)
     limit.people = people([agent])
 
@@ -321,9 +304,6 @@ else "red(card)"
         if stop and kind != RAISED:
             raise AgentError(f"seat 0 ({text(repr, agent)}) {message}")
         faults.append(Fault(0, name, kind, message, event, phase, call))
-
-    def observation() -> Observation:
-        return Observation(GAME, 0, 1, tuple(hand), tuple(main), (tuple(side),), last_right)
 
     def failed(error: Exception, event: int, phase: int, call: str) -> None:
         if isinstance(error, SeatRetired):
@@ -341,25 +321,15 @@ else "red(card)"
             failed(error, index, 1, call)
             return None
 
-    if starter is None:
-        end = NO_STARTER
-    else:
+    if state.starter is not None:
         with limit:  # armed for the game
-            main.append(starter)
-            told = rule if sees else None
-            traits = replace(TRAITS, judge=config.judge)
-            info = GameInfo(GAME, 0, 1, deal, starter, told, traits)
             try:
-                limit.call(agent.start_game, info, agent_rng)
+                limit.call(agent.start_game, *agent_start(state, sees))
             except Exception as error:
                 failed(error, 0, 0, "start_game")
-            end = TURN_CAP
-            for turn in range(1, config.max_turns + 1):
-                if not hand:
-                    end = OUT_OF_CARDS
-                    break
-                index, faulted = len(events), len(faults)
-                obs = observation()
+            while not state.is_terminal():
+                index, faulted = state.turns, len(faults)
+                obs = state.observation(0)
                 if before:
                     move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
                     if move is not None and not issubclass(type(move), SoloMove):
@@ -376,77 +346,31 @@ else "red(card)"
                 else:
                     call = "choose_play"
                     card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
-                own = own_card(card, hand)  # the engine's card it equals, by plain values
+                own = own_card(card, obs.hand)  # the engine's card it equals, by plain values
                 if own is None:
                     # not yet a fault this turn, nor a retired agent's substitute
                     if card is not None or (len(faults) == faulted and not limit.retired):
                         fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, 1, call)
-                    own = hand[0]
-                card = own
-                hand.remove(card)
-                right = bool((rule.legal_mask(Context(tuple(main), last_right)) >> card.face) & 1)
-                event = Event(0, card, 1, right, len(main) - 1)
-                (main if right else side).append(card)
-                last_right = right
-                if drawn < len(stock):
-                    hand.append(stock[drawn])
-                    drawn += 1
-                events.append(event)
-                turns = turn
+                    own = obs.hand[0]
+                (event,) = state.apply(own)
                 ask("observe", index, lambda event=event: agent.observe(event))
                 if not before:
                     call = "declare_rule"
-                    statement = ask(call, index, lambda: solo_statement(agent, observation()))
+                    statement = ask(
+                        call, index, lambda: solo_statement(agent, state.observation(0))
+                    )
                 if statement is not None:
-                    statement = _plain_statement(*statement)
+                    statement = plain_statement(*statement)
                     if isinstance(statement, str):
                         fault(ILLEGAL_DECLARATION, statement, index, 1, call)
                         statement = None
                 declaration = None
                 if statement is not None and statement[0] is not None:
-                    stated, confidence, declare = statement
-                    judged = config.judge_in(rule, stated, Context(tuple(main), last_right))
-                    tentative.append(Tentative(turn, stated, confidence, judged.correct))
-                    if declare:
-                        declaration = Declaration(
-                            turn, stated, judged.correct, judged.method, judged.reason, confidence
-                        )
-                        declarations.append(declaration)
+                    declaration = state.judge_statement(*statement)
                 if on_turn is not None:
-                    on_turn(turn, event, declaration)
-                if declaration is not None and declaration.correct:
-                    found, end = turn, FOUND
-                    break
+                    on_turn(state.turns, event, declaration)
 
-    wrong = sum(not d.correct for d in declarations)
-    score = solo_score(found, wrong, config.max_turns)
-    return SoloRecord(
-        game=GAME,
-        rule=rule.text,
-        rule_name=rule.name,
-        seed=seed,
-        config=config.to_dict(),
-        agent=describe_seat(agent, sees),
-        deal=deal,
-        refused=refused,
-        starter=starter,
-        events=tuple(events),
-        declarations=tuple(declarations),
-        main_line=tuple(main),
-        side_line=tuple(side),
-        hand=tuple(hand),
-        stock=stock[drawn:],
-        end=end,
-        turns=turns,
-        found_turn=found,
-        wrong_declarations=wrong,
-        score=score,
-        floored_score=max(0, score),
-        found=found is not None,
-        success=published_success(found is not None, score),
-        faults=counted(faults, limit),
-        tentative=tuple(tentative),
-    )
+    return state.record(describe_seat(agent, sees), counted(faults, limit))
 
 
 def _fields(move: SoloMove) -> Callable[[], tuple[Any, Any, Any, Any]]:
@@ -455,16 +379,16 @@ def _fields(move: SoloMove) -> Callable[[], tuple[Any, Any, Any, Any]]:
     return lambda: (move.card, move.rule, move.confidence, move.declare)
 
 
-def _plain_statement(
+def plain_statement(
     rule: object, confidence: object, declare: object
 ) -> tuple[str | None, float | None, bool] | str:
     """A stated (rule, confidence, declare) as plain values, the text a ``str`` and the
     confidence a ``float`` (an agent's subclass may lie in its methods), or what is
     wrong with it.
 
-    >>> _plain_statement("red(card)", 0.75, True)
+    >>> plain_statement("red(card)", 0.75, True)
     ('red(card)', 0.75, True)
-    >>> _plain_statement("red(card)", 2, False)
+    >>> plain_statement("red(card)", 2, False)
     'stated a confidence of 2, not a number in [0, 1]'
     """
     text_ = None if rule is None else plain_text(rule)

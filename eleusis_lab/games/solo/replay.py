@@ -14,37 +14,32 @@ from eleusis_lab.games.solo.engine import (
     FAULT_KINDS,
     LEGAL_FAULTS,
     SoloConfig,
-    solo_deal,
 )
 from eleusis_lab.games.solo.record import (
-    FOUND,
     GAME,
-    NO_STARTER,
-    OUT_OF_CARDS,
-    TURN_CAP,
     Declaration,
     SoloRecord,
     Tentative,
-    published_success,
 )
-from eleusis_lab.games.solo.scoring import solo_score
+from eleusis_lab.games.solo.state import SoloState
 from eleusis_lab.record import (
     FaultRules,
     card_text,
     check_faults,
     right_or_wrong,
 )
-from eleusis_lab.rules import Context, parse
+from eleusis_lab.rules import parse
 
 
 def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over the game
     """Check a solo record against the rules of the game, without the agent.
 
-    Re-deals from the seed (hand, refused starters, starter, stock), replays every play
-    (the card is in hand, its position and verdict, the card drawn), judges every
-    tentative rule and declaration again (`SoloConfig.judge_in`), and re-derives the
-    end, the turns, the score and the success. Faults are checked too: a substituted
-    play is the first card of the hand.
+    Deals again from the seed (hand, refused starters, starter, stock), applies every
+    play and every statement to a `SoloState` (the card is in hand, its position and
+    verdict, the card drawn; each tentative rule and declaration judged again,
+    `SoloConfig.judge_in`), and compares the end, the turns, the score and the success
+    the state gives with the record's. Faults are checked too: a substituted play is
+    the first card of the hand.
 
     Parameters
     ----------
@@ -86,12 +81,12 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
             " of two decks"
         )
     try:
-        deal, refused, starter, stock = solo_deal(rec.seed, rule, config.hand_size)
+        state = SoloState.deal(rule, rec.seed, config)
     except ConfigError as error:
         return [*problems, f"seed {rec.seed!r} cannot be dealt: {error}"]
-    if tuple(rec.deal) != deal:
+    if tuple(rec.deal) != state.dealt:
         problems.append(f"the hand is not the one dealt by seed {rec.seed}")
-    if (tuple(rec.refused), rec.starter) != (refused, starter):
+    if (tuple(rec.refused), rec.starter) != (state.refused, state.starter):
         problems.append(
             f"the refused starters and the starter are not those drawn by seed {rec.seed}"
         )
@@ -99,122 +94,113 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
     problems += _check_faults(rec)
     substituted = {f.event for f in rec.faults if (f.call, f.kind) in CARD_FAULTS}
 
-    hand, main, side = list(deal), [] if starter is None else [starter], []
-    last: bool | None = None
-    drawn, found = 0, None
     by_turn: dict[int, list[Declaration]] = {}
     for declaration in rec.declarations:
         by_turn.setdefault(declaration.turn, []).append(declaration)
     stated: dict[int, list[Tentative]] = {}
     for statement in rec.tentative:
         stated.setdefault(statement.turn, []).append(statement)
-    if starter is None and rec.events:
+    if state.starter is None and rec.events:
         problems.append("plays are recorded, but no starter was drawn")
         return problems
     for k, e in enumerate(rec.events):
         turn = k + 1
         where = f"turn {turn} ({card_text(e.card)})"
-        if found is not None:
-            problems.append(f"{where}: the game goes on after the rule was found on turn {found}")
+        if state.found_turn is not None:
+            problems.append(
+                f"{where}: the game goes on after the rule was found on turn {state.found_turn}"
+            )
             break
         if turn > config.max_turns:
             problems.append(f"{where}: the game goes past its {config.max_turns} turns")
             break
         if (e.seat, e.phase) != (0, 1):
             problems.append(f"{where}: a solo play is seat 0, phase 1")
-        if e.card not in hand:
+        if e.card not in state.hand:
             problems.append(f"{where}: the player does not hold that card")
             return problems
-        if k in substituted and e.card != hand[0]:
+        if k in substituted and e.card != state.hand[0]:
             problems.append(
                 f"{where}: after a fault the engine plays the first card of the hand,"
-                f" {card_text(hand[0])}"
+                f" {card_text(state.hand[0])}"
             )
-        hand.remove(e.card)
-        if e.position != len(main) - 1:
+        (event,) = state.apply(e.card)
+        if e.position != event.position:
             problems.append(
-                f"{where}: position {e.position}, but the main line ended at {len(main) - 1}"
+                f"{where}: position {e.position}, but the main line ended at {event.position}"
             )
-        right = rule.accepts(e.card, Context(tuple(main), last))
-        if right != e.right:
+        if e.right != event.right:
             problems.append(
                 f"{where}: recorded {right_or_wrong(e.right)}, but the rule says"
-                f" {right_or_wrong(right)}"
+                f" {right_or_wrong(event.right)}"
             )
-        (main if right else side).append(e.card)
-        last = right
-        if drawn < len(stock):
-            hand.append(stock[drawn])
-            drawn += 1
-        context = Context(tuple(main), last)
         made, tentatives = by_turn.pop(turn, []), stated.pop(turn, [])
         if len(made) > 1 or len(tentatives) > 1:
             problems.append(f"{where}: more than one declaration or tentative rule in one turn")
-        for statement in tentatives:
-            judgement = config.judge_in(rule, statement.text, context)
-            if statement.correct != judgement.correct:
-                problems.append(
-                    f"{where}: the tentative rule {statement.text!r} is recorded"
-                    f" {_correct(statement.correct)}, but judging it gives"
-                    f" {_correct(judgement.correct)} ({judgement.method}: {judgement.reason})"
-                )
-        for declaration in made:
-            if rec.tentative and [t.text for t in tentatives] != [declaration.text]:
-                problems.append(f"{where}: the declared rule is not the turn's tentative rule")
-            judgement = config.judge_in(rule, declaration.text, context)
-            recorded = (declaration.correct, declaration.method, declaration.reason)
-            if recorded != (judgement.correct, judgement.method, judgement.reason):
-                problems.append(
-                    f"{where}: the declaration {declaration.text!r} is recorded"
-                    f" {_correct(declaration.correct)} ({declaration.method}),"
-                    f" but judging it gives {_correct(judgement.correct)}"
-                    f" ({judgement.method}: {judgement.reason})"
-                )
-            if judgement.correct and found is None:
-                found = turn
+        if made and rec.tentative and [t.text for t in tentatives] != [made[0].text]:
+            problems.append(f"{where}: the declared rule is not the turn's tentative rule")
+        problems += _check_statements(state, where, made, tentatives)
     for turn in sorted({*by_turn, *stated}):
         problems.append(f"a statement is recorded on turn {turn}, which was not played")
 
-    turns = len(rec.events)
-    if starter is None:
-        end = NO_STARTER
-    elif found is not None:
-        end = FOUND
-    elif turns >= config.max_turns:
-        end = TURN_CAP
-    elif not hand:
-        end = OUT_OF_CARDS
-    else:
-        end = None
+    end = state.end
+    if end is None:
         problems.append("the record stops before the last turn with no correct declaration")
-    if end is not None and rec.end != end:
+    elif rec.end != end:
         problems.append(f"end: recorded {rec.end!r}, the game gives {end!r}")
-    wrong = sum(not d.correct for d in rec.declarations)
-    score = solo_score(found, wrong, config.max_turns)
-    expected = {
-        "turns": turns,
-        "found_turn": found,
-        "wrong_declarations": wrong,
-        "score": score,
-        "floored_score": max(0, score),
-        "found": found is not None,
-        "success": published_success(found is not None, score),
-    }
-    for name, value in expected.items():
+    for name, value in state.results().items():
         if getattr(rec, name) != value:
             problems.append(
                 f"{name.replace('_', ' ')}: recorded {getattr(rec, name)!r},"
                 f" the game gives {value!r}"
             )
     final = {
-        "main line": (rec.main_line, main),
-        "side line": (rec.side_line, side),
-        "hand": (rec.hand, hand),
-        "stock": (rec.stock, stock[drawn:]),
+        "main line": (rec.main_line, state.main_line),
+        "side line": (rec.side_line, state.side_line),
+        "hand": (rec.hand, state.hand),
+        "stock": (rec.stock, state.stock),
     }
     for name, (recorded, derived) in final.items():
         if tuple(recorded) != tuple(derived):
             problems.append(f"the {name} at the end differs from the one the plays give")
+    return problems
+
+
+def _check_statements(
+    state: SoloState, where: str, made: list[Declaration], tentatives: list[Tentative]
+) -> list[str]:
+    """Apply a turn's recorded statement to ``state`` (the declared text, else the
+    tentative rule) and compare how each recorded statement of the turn is judged."""
+    if not (made or tentatives):
+        return []
+    text = made[0].text if made else tentatives[0].text
+    confidence = tentatives[0].confidence if tentatives else made[0].confidence
+    state.judge_statement(text, confidence, declare=bool(made))
+    problems = []
+    for statement in tentatives:
+        if statement.text == text and statement.correct == state.tentative[-1].correct:
+            continue
+        judgement = state.judge(statement.text)
+        if statement.correct != judgement.correct:
+            problems.append(
+                f"{where}: the tentative rule {statement.text!r} is recorded"
+                f" {_correct(statement.correct)}, but judging it gives"
+                f" {_correct(judgement.correct)} ({judgement.method}: {judgement.reason})"
+            )
+    for recorded in made:
+        # the first was applied; any other (a fault of the record) is judged apart
+        judged = state.declarations[-1] if recorded is made[0] else state.judge(recorded.text)
+        if (recorded.correct, recorded.method, recorded.reason) != (
+            judged.correct,
+            judged.method,
+            judged.reason,
+        ):
+            problems.append(
+                f"{where}: the declaration {recorded.text!r} is recorded"
+                f" {_correct(recorded.correct)} ({recorded.method}),"
+                f" but judging it gives {_correct(judged.correct)}"
+                f" ({judged.method}: {judged.reason})"
+            )
     return problems
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from eleusis_agents.simple import RandomAgent
 from eleusis_lab.envs.delphi import DelphiEnv, play_agents
 from eleusis_lab.games.delphi import play_delphi
 from eleusis_lab.games.delphi.state import delphi_deal
@@ -120,3 +121,22 @@ def test_chips_are_observed_as_the_tokens_win_them():
     env.step(np.array([0.0 if right else 1.0]))  # player_1 is not
     assert env.observe("player_1")["chips"].tolist() == [1, 0]
     assert env.events[0].right is right and env.events[0].card == card
+
+
+class Listening(RandomAgent):
+    """A random agent that keeps every event it is told."""
+
+    def start_game(self, info, rng):
+        super().start_game(info, rng)
+        self.heard = []
+
+    def observe(self, event):
+        super().observe(event)
+        self.heard.append(event)
+
+
+def test_the_agents_are_told_each_verdict_once():
+    agents = [Listening(), Listening()]
+    state = play_agents(DelphiEnv("red(card)", players=2), agents, seed=3)
+    assert len(state.events) == 51
+    assert all(agent.heard == state.events for agent in agents)

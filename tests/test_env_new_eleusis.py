@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from eleusis_lab.agent import Agent
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.envs.new_eleusis import (
     N_ACTIONS,
@@ -21,12 +20,12 @@ from eleusis_lab.envs.new_eleusis import (
 )
 from eleusis_lab.games.new_eleusis import (
     NewEleusisConfig,
-    NewEleusisDecisions,
     new_eleusis_deal,
     play_new_eleusis,
 )
 from eleusis_lab.games.new_eleusis.state import NewEleusisState
 from eleusis_lab.registry import make_agent
+from tests.test_new_eleusis_state import Chaotic
 
 
 @pytest.mark.filterwarnings("ignore")  # api_test's advice on dict observations
@@ -143,28 +142,6 @@ def test_card_actions_pick_one_copy_among_several():
     with pytest.raises(ValueError):
         card_action(Card(5, 3), hand)
     assert N_ACTIONS == 4 * N_FACES + 4
-
-
-class Chaotic(NewEleusisDecisions, Agent):
-    """Strings of 1 to 4 cards, "no play", calls and declarations, all at random."""
-
-    def choose_play(self, obs):
-        return obs.hand[0]
-
-    def choose_turn(self, obs):
-        if self.rng_.random() < 0.15:
-            return None
-        length = int(self.rng_.integers(1, min(4, len(obs.hand)) + 1))
-        return tuple(obs.hand[i] for i in self.rng_.permutation(len(obs.hand))[:length])
-
-    def declare_prophet(self, obs):
-        return bool(self.rng_.random() < 0.3)
-
-    def call_play(self, obs, cards):
-        return bool(self.rng_.random() < 0.6)
-
-    def call_no_play(self, obs, hand):
-        return bool(self.rng_.random() < 0.6)
 
 
 LINEUPS = {

@@ -90,6 +90,26 @@ def test_rewards_are_the_scores_at_the_end_only():
         assert rewards[agent][-1] == final[seat] and not any(rewards[agent][:-1])
 
 
+def test_once_over_every_agent_is_stepped_out_in_seat_order():
+    table = ClassicEnv(RULE, players=3, config=ClassicConfig(max_turns=4))
+    table.reset(seed=1)
+    done = []
+    for agent in table.agent_iter():
+        obs, reward, terminated, truncated, _ = table.last()
+        if terminated or truncated:
+            done.append((agent, reward, terminated, truncated))
+            table.step(None)
+        else:
+            table.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    scores = table.game_state.scores()
+    # the turn cap truncates every agent, each rewarded its score
+    assert done == [
+        (agent, score, False, True)
+        for agent, score in zip(table.possible_agents, scores, strict=True)
+    ]
+    assert table.final_rewards == scores and table.game_state.end == "turn_cap"
+
+
 def test_same_seed_same_game_and_the_play_functions_deal():
     one, two = ClassicEnv(RULE, players=4), ClassicEnv(RULE, players=4)
     one.reset(seed=9)

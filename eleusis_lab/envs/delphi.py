@@ -2,9 +2,9 @@
 layer over `eleusis_lab.games.delphi.state.DelphiState`, and `AgentSeats` /
 `play_agents`, through which the toolkit's agents act in it.
 
-Agents are ``"player_0"`` .. ``"player_{N-1}"`` (the oracle is not an agent: the rule
-judges). ``reset(seed=s)`` deals what `eleusis_lab.games.delphi.play_delphi` deals for
-seed ``s`` (a random seed when None).
+Agents are ``"player_0"`` .. ``"player_{N-1}"`` (`eleusis_lab.envs.seats`; the oracle is
+not an agent: the rule judges). ``reset(seed=s)`` deals what
+`eleusis_lab.games.delphi.play_delphi` deals for seed ``s`` (a random seed when None).
 
 Actions: ``Box(0, 1, (1,), float64)``
 --------------------------------------
@@ -32,7 +32,8 @@ Rewards are 0 until the last card is judged; then each agent's reward is its sco
 after the settlement, the record's ``player_scores`` (they add up to 0; the oracle's
 score is ``env.state.settlement()[1]``). The game always ends by the rules, after the
 51 cards: every agent terminates (none is ever truncated). ``env.state`` is the game
-(a `DelphiState`), ``env.events`` the oracle's events the last step made.
+(a `DelphiState`), ``env.events`` the oracle's events the last step made. Nothing is
+rendered (the record's layout is `eleusis_lab.games.delphi.format_delphi_layout`).
 
 Examples
 --------
@@ -56,16 +57,16 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
 
 from eleusis_lab.agent import Agent, Event, GameInfo
 from eleusis_lab.cards import N_FACES
-from eleusis_lab.engines import check_seed
 from eleusis_lab.envs.encoding import encode, observation_space
+from eleusis_lab.envs.seats import BaseAgentSeats, SeatedEnv
 from eleusis_lab.games.delphi.engine import TRAITS, read_probability
 from eleusis_lab.games.delphi.record import DECK, GAME, SUBSTITUTE_PROBABILITY
 from eleusis_lab.games.delphi.state import DelphiState
@@ -97,7 +98,7 @@ def prediction_of(action: Any) -> float:
     return float(values[0])
 
 
-class DelphiEnv(AECEnv):
+class DelphiEnv(SeatedEnv):
     """A game of Delphi as a PettingZoo AEC environment (see the module docstring).
 
     Parameters
@@ -111,13 +112,9 @@ class DelphiEnv(AECEnv):
     metadata = {"name": "delphi_v0", "render_modes": [], "is_parallelizable": False}
 
     def __init__(self, rule: Rule | str = "red(card)", players: int = 2):
-        super().__init__()
-        self.rule = parse(rule) if isinstance(rule, str) else rule
+        rule = parse(rule) if isinstance(rule, str) else rule
         if not (isinstance(players, int) and players >= 1):
             raise ValueError(f"Delphi needs at least one player, got {players!r}")
-        self.n = players
-        self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         space = spaces.Dict(
             {
                 **observation_space(1).spaces,
@@ -126,72 +123,27 @@ class DelphiEnv(AECEnv):
                 "chips": spaces.Box(0, _MOST_CHIPS, (players,), np.int8),
             }
         )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {
-            agent: spaces.Box(0.0, 1.0, (1,), np.float64) for agent in self.possible_agents
-        }
-        #: The game being played (None before the first reset) and its seed.
+        super().__init__(players, space, partial(spaces.Box, 0.0, 1.0, (1,), np.float64))
+        self.rule = rule
+        #: The game being played (None before the first reset).
         self.state: DelphiState | None = None
-        self.seed: int | None = None
         self.events: tuple[Event, ...] = ()
-        #: Each agent's score once the game is over, else None.
-        self.final_rewards: tuple[float, ...] | None = None
 
-    def seat_of(self, agent: str) -> int:
-        """The seat of ``agent`` (``"player_2"``: 2)."""
-        return self._seats[agent]
+    def _deal(self, seed: int) -> None:
+        self.state = DelphiState.deal(self.rule, seed, players=self.n)
+        self.events = ()
 
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+    def _apply(self, action: Any) -> None:
+        self.events = self.state.apply(prediction_of(action))
 
-    def action_space(self, agent: str) -> spaces.Box:
-        return self.action_spaces[agent]
+    def _to_move(self) -> int | None:
+        return self.state.to_move()
 
-    # -- the game ------------------------------------------------------------------------
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: the deal of `play_delphi` for ``seed`` (a random seed when
-        None)."""
-        if seed is None:
-            seed = int(np.random.default_rng().integers(2**63))
-        self.seed = check_seed(seed)
-        self.state = DelphiState.deal(self.rule, self.seed, players=self.n)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.events, self.final_rewards = (), None
-        self._select()
-
-    def _select(self) -> None:
-        seat = self.state.to_move()
-        if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
-            return
-        self.agent_selection = self.agents[0]
-        self.final_rewards = self.state.scores()
-        for agent, score in zip(self.possible_agents, self.final_rewards, strict=True):
-            self.rewards[agent] = score
-            self.terminations[agent] = True
-
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        prediction = prediction_of(action)
-        self._cumulative_rewards[agent] = 0
-        self._clear_rewards()
-        self.events = self.state.apply(prediction)
-        self._select()
-        self._accumulate_rewards()
-
-    # -- what is seen --------------------------------------------------------------------
+    def _scores(self) -> tuple[float, ...]:
+        return self.state.scores()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat, state = self._seats[agent], self.state
+        seat, state = self.seat_of(agent), self.state
         card = state.card
         return {
             **encode(state.observation(seat), 1),
@@ -200,17 +152,9 @@ class DelphiEnv(AECEnv):
             "chips": np.minimum(state.chips(), _MOST_CHIPS).astype(np.int8),
         }
 
-    def render(self) -> None:
-        """Nothing to render (the record's layout is
-        `eleusis_lab.games.delphi.format_delphi_layout`)."""
-        return None
 
-    def close(self) -> None:
-        return None
-
-
-class AgentSeats:
-    """Toolkit agents acting through a `DelphiEnv`, one per seat.
+class AgentSeats(BaseAgentSeats):
+    """Toolkit agents acting through a `DelphiEnv` (`eleusis_lab.envs.seats.BaseAgentSeats`).
 
     The agents are told the game starts as `play_delphi` tells them (the same
     `eleusis_lab.agent.GameInfo` and a generator spawned from the seed alike), predict
@@ -218,51 +162,22 @@ class AgentSeats:
     with the same seed they make the predictions the engine records. An answer that is
     not one probability in [0, 1] counts as 0.5, as the engine counts it (here nothing
     is recorded and an agent's exception goes up).
-
-    Parameters
-    ----------
-    env : DelphiEnv
-        Reset already; call `start` after each reset.
-    agents : sequence of Agent
-        One per seat, seat 0 first.
     """
-
-    def __init__(self, env: DelphiEnv, agents: Sequence[Agent]):
-        if len(agents) != env.n:
-            raise ValueError(f"{len(agents)} agents for {env.n} seats")
-        self.env, self.agents = env, list(agents)
-
-    def start(self) -> None:
-        """Start every agent on the env's game, as the engine does."""
-        env, n = self.env, self.env.n
-        rngs = [np.random.default_rng(child) for child in np.random.SeedSequence(env.seed).spawn(n)]
-        for seat, agent in enumerate(self.agents):
-            rule = env.rule if sees_rule(agent) else None
-            info = GameInfo(GAME, seat, n, (), env.state.starter, rule, TRAITS)
-            agent.start_game(info, rngs[seat])
 
     def action(self, agent: str) -> np.ndarray:
         """``agent``'s prediction of the card to predict, as an env action."""
         state, seat = self.env.state, self.env.seat_of(agent)
-        answer = self.agents[seat].predict(state.observation(seat), [state.card])
+        answer = self.agents[agent].predict(state.observation(seat), [state.card])
         p = read_probability(answer)
         return np.array([SUBSTITUTE_PROBABILITY if p is None else p])
 
-    def observe(self) -> None:
-        """Tell every agent the events of the env's last step."""
-        for event in self.env.events:
-            for agent in self.agents:
-                agent.observe(event)
+    def _game_info(self, seat: int, agent: Agent) -> GameInfo:
+        rule = self.env.rule if sees_rule(agent) else None
+        return GameInfo(GAME, seat, self.env.n, (), self.env.state.starter, rule, TRAITS)
 
 
 def play_agents(env: DelphiEnv, agents: Sequence[Agent], seed: int) -> DelphiState:
     """Play a game of ``env`` from ``seed`` with toolkit ``agents`` (`AgentSeats`); the
     final state."""
-    env.reset(seed=seed)
-    seats = AgentSeats(env, agents)
-    seats.start()
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else seats.action(agent))
-        seats.observe()
+    AgentSeats(env, agents).play(seed)
     return env.state

@@ -14,6 +14,11 @@ The observation of a seat (`observation_space`, `encode`):
 - ``last_right``: the previous play's verdict, 0 none yet, 1 wrong, 2 right;
 - ``phase``: the game's phase (0 to 3).
 
+Counts above `MOST_COPIES` (a pile of the games shuffling several decks together) show
+as `MOST_COPIES`; ``last_right`` and ``phase`` are ``numpy.int64``, as PettingZoo's
+``api_test`` wants a discrete observation. A mask of the actions allowed is ``int8``
+(`mask_space`, `allowed`), as PettingZoo's and Gymnasium's masked samplers take it.
+
 >>> from eleusis_lab.agent import Observation
 >>> from eleusis_lab.cards import parse_cards
 >>> obs = Observation("classic", 0, 1, tuple(parse_cards("AC 2C KS")),
@@ -25,15 +30,15 @@ The observation of a seat (`observation_space`, `encode`):
 ([19], 2)
 >>> observation_space(2).contains(encoded)
 True
->>> action_mask(obs.hand).nonzero()[0].tolist()
-[0, 1, 51]
+>>> action_mask(obs.hand).nonzero()[0].tolist(), allowed([2, 0], actions=4).tolist()
+([0, 1, 51], [1, 0, 1, 0])
 >>> card_of(51, obs.hand)
 Card('KS')
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -46,8 +51,11 @@ __all__ = [
     "MOST_COPIES",
     "action_mask",
     "action_space",
+    "allowed",
     "card_of",
     "encode",
+    "face_counts",
+    "mask_space",
     "observation_space",
 ]
 
@@ -76,11 +84,22 @@ def action_space() -> spaces.Discrete:
     return spaces.Discrete(N_FACES)
 
 
-def _counts(cards: Sequence[Card]) -> np.ndarray:
-    counts = np.zeros(N_FACES, np.int8)
+def mask_space(actions: int = N_FACES) -> spaces.Box:
+    """The space of a mask over ``actions`` actions (`allowed`)."""
+    return spaces.Box(0, 1, (actions,), np.int8)
+
+
+def face_counts(cards: Iterable[Card], most: int = MOST_COPIES) -> np.ndarray:
+    """How many of the ``cards`` have each face, ``most`` at the most (``int8``).
+
+    >>> from eleusis_lab.cards import parse_cards
+    >>> face_counts(parse_cards("AC AC AC AC AC 2C"))[:3].tolist()
+    [4, 1, 0]
+    """
+    counts = np.zeros(N_FACES, np.int64)
     for card in cards:
         counts[card.face] += 1
-    return counts
+    return np.minimum(counts, most).astype(np.int8)
 
 
 def encode(obs: Observation, seats: int) -> dict[str, np.ndarray | int]:
@@ -91,24 +110,28 @@ def encode(obs: Observation, seats: int) -> dict[str, np.ndarray | int]:
         line[-len(faces) :] = faces
     wrong = np.zeros((seats, N_FACES), np.int8)
     for seat, pile in enumerate(obs.wrong_cards[:seats]):
-        wrong[seat] = _counts(pile)
+        wrong[seat] = face_counts(pile)
     last = 0 if obs.last_play_right is None else 1 + bool(obs.last_play_right)
     return {
-        "hand": _counts(obs.hand),
+        "hand": face_counts(obs.hand),
         "main_line": line,
         "wrong": wrong,
-        "last_right": last,
-        "phase": int(obs.phase),
+        "last_right": np.int64(last),
+        "phase": np.int64(obs.phase),
     }
 
 
-def action_mask(offered: Sequence[Card]) -> np.ndarray:
-    """1 for each face among the ``offered`` cards, else 0 (``int8``, as PettingZoo's and
-    Gymnasium's masked samplers take it)."""
-    mask = np.zeros(N_FACES, np.int8)
-    for card in offered:
-        mask[card.face] = 1
+def allowed(indices: Iterable[int], actions: int = N_FACES) -> np.ndarray:
+    """The mask of `mask_space` ``(actions)`` allowing the actions of ``indices`` (1) and
+    no other (0)."""
+    mask = np.zeros(actions, np.int8)
+    mask[list(indices)] = 1
     return mask
+
+
+def action_mask(offered: Iterable[Card]) -> np.ndarray:
+    """The mask allowing each face among the ``offered`` cards."""
+    return allowed(card.face for card in offered)
 
 
 def card_of(face: int, offered: Sequence[Card]) -> Card | None:

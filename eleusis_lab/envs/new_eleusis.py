@@ -2,9 +2,9 @@
 thin layer over `eleusis_lab.games.new_eleusis.state.NewEleusisState`, and
 `AgentSeats` / `play_agents`, through which the toolkit's agents act in it.
 
-Agents are ``"player_0"`` .. ``"player_{N-1}"``, seat 0 left of the dealer (the dealer
-is not an agent: the rule judges). ``reset(seed=s)`` deals what
-`eleusis_lab.games.new_eleusis.play_new_eleusis` deals for seed ``s``.
+Agents are ``"player_0"`` .. ``"player_{N-1}"`` (`eleusis_lab.envs.seats`), seat 0 left
+of the dealer (the dealer is not an agent: the rule judges). ``reset(seed=s)`` deals
+what `eleusis_lab.games.new_eleusis.play_new_eleusis` deals for seed ``s``.
 
 Actions: ``Discrete(N_ACTIONS)`` (212)
 ---------------------------------------
@@ -44,11 +44,13 @@ New Eleusis' own:
 Rewards and the end
 -------------------
 Rewards are 0 until the round ends; then each agent's reward is its score, the
-record's ``player_scores`` (RULES.md section 5). A round that ends by the rules
-terminates every agent; one stopped by ``max_turns`` truncates them. Expelled players
-and the Prophet stay among the agents until the end (they are simply not asked to
-play; the Prophet is asked for his calls). ``env.round`` is the round (a `NewEleusisState`) and
-``env.events`` the events the last step made (`eleusis_lab.agent.Event`).
+record's ``player_scores`` (RULES.md section 5; ``env.final_rewards``). A round that ends
+by the rules terminates every agent; one stopped by ``max_turns`` truncates them.
+Expelled players and the Prophet stay among the agents until the end (they are simply
+not asked to play; the Prophet is asked for his calls). ``env.round`` is the round (a
+`NewEleusisState`) and ``env.events`` the events the last step made
+(`eleusis_lab.agent.Event`). Nothing is rendered (the record's layout is
+`eleusis_lab.games.new_eleusis.format_new_eleusis_layout`).
 
 Examples
 --------
@@ -69,15 +71,23 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
 
 from eleusis_lab.agent import Agent, Event, GameInfo
 from eleusis_lab.cards import N_FACES, Card
-from eleusis_lab.envs.encoding import MOST_COPIES, encode, observation_space
+from eleusis_lab.envs.encoding import (
+    MOST_COPIES,
+    allowed,
+    encode,
+    face_counts,
+    mask_space,
+    observation_space,
+)
+from eleusis_lab.envs.seats import BaseAgentSeats, SeatedEnv
 from eleusis_lab.games.new_eleusis.engine import TRAITS, NewEleusisConfig, own_turn, turn_problem
 from eleusis_lab.games.new_eleusis.record import GAME, MAX_STRING, MIN_PLAYERS
 from eleusis_lab.games.new_eleusis.state import CALL, DECLARE, TURN, NewEleusisState
@@ -142,14 +152,7 @@ def action_card(action: int, offered: Sequence[Card]) -> Card | None:
     return None
 
 
-def _counts(cards: Sequence[Card], most: int) -> np.ndarray:
-    counts = np.zeros(N_FACES, np.int64)
-    for card in cards:
-        counts[card.face] += 1
-    return np.minimum(counts, most).astype(np.int8)
-
-
-class NewEleusisEnv(AECEnv):
+class NewEleusisEnv(SeatedEnv):
     """A round of New Eleusis as a PettingZoo AEC environment (see the module docstring).
 
     Parameters
@@ -170,12 +173,8 @@ class NewEleusisEnv(AECEnv):
         players: int = MIN_PLAYERS,
         config: NewEleusisConfig | None = None,
     ):
-        super().__init__()
-        self.rule, self.n = rule, players
-        self.config = NewEleusisConfig() if config is None else config
-        NewEleusisState.deal(rule, 0, self.config, players)  # refuse a bad set-up now
-        self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        config = NewEleusisConfig() if config is None else config
+        NewEleusisState.deal(rule, 0, config, players)  # refuse a bad set-up now
         space = spaces.Dict(
             {
                 **observation_space(players).spaces,
@@ -188,63 +187,19 @@ class NewEleusisEnv(AECEnv):
                 "expelled": spaces.Box(0, 1, (players,), np.int8),
                 "prophet": spaces.Discrete(players + 1),
                 "played": spaces.Box(-1, _LARGEST, (2,), np.int16),
-                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+                "action_mask": mask_space(N_ACTIONS),
             }
         )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
+        super().__init__(players, space, partial(spaces.Discrete, N_ACTIONS))
+        self.rule, self.config = rule, config
         #: The round being played (None before the first reset).
         self.round: NewEleusisState | None = None
         self.events: tuple[Event, ...] = ()
-        #: Each agent's score once the round is over, else None.
-        self.final_rewards: tuple[int, ...] | None = None
         self._string: list[Card] = []
 
-    def seat_of(self, agent: str) -> int:
-        """The seat of ``agent`` (``"player_2"``: 2)."""
-        return self._seats[agent]
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
-
-    # -- the round ---------------------------------------------------------------------------
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new round: the deal of `play_new_eleusis` for ``seed`` (a random seed
-        when None)."""
-        if seed is None:
-            seed = int(np.random.default_rng().integers(2**63))
+    def _deal(self, seed: int) -> None:
         self.round = NewEleusisState.deal(self.rule, seed, self.config, self.n)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.events, self.final_rewards, self._string = (), None, []
-        self._select()
-
-    def _select(self) -> None:
-        """Select the agent whose decision is next; at the end, settle the round."""
-        seat = self.round.to_move()
-        if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
-            return
-        if getattr(self, "agent_selection", None) not in self.agents:
-            self.agent_selection = self.agents[0]
-        self._finish()
-
-    def _finish(self) -> None:
-        """The round is over: every agent's score is its reward; all are done."""
-        self.final_rewards = self.round.scores()
-        cut = self.round.end == TURN_CAP
-        for agent, score in zip(self.possible_agents, self.final_rewards, strict=True):
-            self.rewards[agent] = score
-            self.terminations[agent] = not cut
-            self.truncations[agent] = cut
+        self.events, self._string = (), []
 
     def _offered(self) -> list[Card]:
         """The cards the seat to play may still add to its string."""
@@ -254,32 +209,24 @@ class NewEleusisEnv(AECEnv):
 
     def action_mask(self) -> np.ndarray:
         """The actions allowed now (1) to the agent selected, as ``int8``."""
-        mask = np.zeros(N_ACTIONS, np.int8)
         state = self.round
         if state is None or state.is_terminal():
-            return mask
+            return allowed((), N_ACTIONS)
         if state.decision != TURN:
-            mask[[NO, YES]] = 1
-            return mask
+            return allowed((NO, YES), N_ACTIONS)
+        picks = [PLAY if self._string else NO_PLAY]
         if len(self._string) < MAX_STRING:
             slots = np.zeros(N_FACES, np.int64)
             for card in self._offered():
                 if slots[card.face] < MOST_COPIES:
-                    mask[slots[card.face] * N_FACES + card.face] = 1
+                    picks.append(slots[card.face] * N_FACES + card.face)
                     slots[card.face] += 1
-        mask[PLAY if self._string else NO_PLAY] = 1
-        return mask
+        return allowed(picks, N_ACTIONS)
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def _apply(self, action: int | None) -> None:
         action = int(action)  # type: ignore[arg-type]
         if not (0 <= action < N_ACTIONS and self.action_mask()[action]):
             raise ValueError(f"action {action} is not allowed now (see action_mask)")
-        self._cumulative_rewards[agent] = 0
-        self._clear_rewards()
         state, events = self.round, ()
         if state.decision != TURN:
             events = state.apply(action == YES)
@@ -289,19 +236,23 @@ class NewEleusisEnv(AECEnv):
             events = state.apply(tuple(self._string) if action == PLAY else ())
             self._string = []
         self.events = events
-        self._select()
-        self._accumulate_rewards()
 
-    # -- what is seen ------------------------------------------------------------------------
+    def _to_move(self) -> int | None:
+        return self.round.to_move()
+
+    def _scores(self) -> tuple[float, ...]:
+        return self.round.scores()
+
+    def _truncated(self) -> bool:
+        return self.round.end == TURN_CAP
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat, state = self._seats[agent], self.round
+        seat, state = self.seat_of(agent), self.round
         obs = state.observation(seat)
-        acting = state.to_move() == seat
-        building = acting and state.decision == TURN and self._string
+        acting = self._decides(agent)
         encoded = encode(obs, self.n)
-        encoded["hand"] = _counts(self._offered() if building else obs.hand, MOST_COPIES)
-        encoded["wrong"] = np.stack([_counts(pile, MOST_COPIES) for pile in obs.wrong_cards])
+        if acting and state.decision == TURN and self._string:
+            encoded["hand"] = face_counts(self._offered())
         string = np.full(MAX_STRING, -1, np.int8)
         shown = np.zeros(N_FACES, np.int8)
         if acting and state.decision == TURN:
@@ -309,7 +260,7 @@ class NewEleusisEnv(AECEnv):
         else:
             cards = state.pending if state.decision == CALL else ()
             if state.decision == CALL and not cards:
-                shown = _counts(state.hands[state.seat], MOST_COPIES)
+                shown = face_counts(state.hands[state.seat])
         string[: len(cards)] = [card.face for card in cards]
         side = [card for pile in obs.side_line for card in pile]
         marker = -1 if obs.marker is None else obs.marker
@@ -319,25 +270,18 @@ class NewEleusisEnv(AECEnv):
             "decision": DECISIONS.index(state.decision),
             "string": string,
             "shown": shown,
-            "side_line": _counts(side, _SIDE_MOST),
+            "side_line": face_counts(side, _SIDE_MOST),
             "hand_sizes": np.minimum(obs.hand_sizes, _LARGEST).astype(np.int16),
             "expelled": np.isin(np.arange(self.n), obs.expelled).astype(np.int8),
             "prophet": 0 if obs.prophet is None else obs.prophet + 1,
             "played": np.minimum([obs.cards_played, marker], _LARGEST).astype(np.int16),
-            "action_mask": self.action_mask() if acting else np.zeros(N_ACTIONS, np.int8),
+            "action_mask": self.action_mask() if acting else allowed((), N_ACTIONS),
         }
 
-    def render(self) -> None:
-        """Nothing to render (the record's layout is
-        `eleusis_lab.games.new_eleusis.format_new_eleusis_layout`)."""
-        return None
 
-    def close(self) -> None:
-        return None
-
-
-class AgentSeats:
-    """Toolkit agents acting through a `NewEleusisEnv`, one per seat.
+class AgentSeats(BaseAgentSeats):
+    """Toolkit agents acting through a `NewEleusisEnv`
+    (`eleusis_lab.envs.seats.BaseAgentSeats`).
 
     The agents are told the round starts as `play_new_eleusis` tells them (the same
     `eleusis_lab.agent.GameInfo` and a generator spawned from the seed alike), decide as
@@ -345,30 +289,11 @@ class AgentSeats:
     `eleusis_lab.games.new_eleusis.NewEleusisDecisions`) and observe every event. So with
     the same seed they play the round the engine plays, as long as none of them faults:
     here a fault raises (ValueError for an illegal turn).
-
-    Parameters
-    ----------
-    env : NewEleusisEnv
-        Reset already; call `start` after each reset.
-    agents : sequence of Agent
-        One per seat, seat 0 first.
     """
 
-    def __init__(self, env: NewEleusisEnv, agents: Sequence[Agent]):
-        if len(agents) != env.n:
-            raise ValueError(f"{len(agents)} agents for {env.n} seats")
-        self.env, self.agents = env, list(agents)
-        self._queued: list[int] = []
-
     def start(self) -> None:
-        """Start every agent on the env's round, as the engine does."""
-        state, n = self.env.round, self.env.n
-        rngs = [np.random.default_rng(child) for child in state.sequence.spawn(n)]
-        for seat, agent in enumerate(self.agents):
-            rule = state.rule if sees_rule(agent) else None
-            info = GameInfo(GAME, seat, n, state.dealt[seat], state.starter, rule, TRAITS)
-            agent.start_game(info, rngs[seat])
-        self._queued = []
+        super().start()
+        self._queued: list[int] = []  # the steps of a string chosen, still to take
 
     def action(self, agent: str) -> int:
         """The env action of ``agent``'s decision (a string takes one step per card)."""
@@ -376,7 +301,7 @@ class AgentSeats:
             return self._queued.pop(0)
         state = self.env.round
         seat = self.env.seat_of(agent)
-        me, obs = self.agents[seat], state.observation(seat)
+        me, obs = self.agents[agent], state.observation(seat)
         if state.decision == TURN:
             chosen = me.choose_turn(obs)
             if chosen is None:
@@ -399,21 +324,14 @@ class AgentSeats:
             answer = me.declare_prophet(obs)
         return YES if answer else NO
 
-    def observe(self) -> None:
-        """Tell every agent the events of the env's last step."""
-        for event in self.env.events:
-            for agent in self.agents:
-                agent.observe(event)
+    def _game_info(self, seat: int, agent: Agent) -> GameInfo:
+        state = self.env.round
+        rule = state.rule if sees_rule(agent) else None
+        return GameInfo(GAME, seat, self.env.n, state.dealt[seat], state.starter, rule, TRAITS)
 
 
 def play_agents(env: NewEleusisEnv, agents: Sequence[Agent], seed: int) -> NewEleusisState:
     """Play a round of ``env`` from ``seed`` with toolkit ``agents`` (`AgentSeats`); the
     final state."""
-    env.reset(seed=seed)
-    seats = AgentSeats(env, agents)
-    seats.start()
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else seats.action(agent))
-        seats.observe()
+    AgentSeats(env, agents).play(seed)
     return env.round

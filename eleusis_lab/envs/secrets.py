@@ -3,8 +3,8 @@ layer over `eleusis_lab.secrets.state.SecretsState`, and `AgentSeats` /
 `play_agents`, through which the Secrets agents (`eleusis_lab.secrets.agent.SECRETS_AGENTS`)
 act in it.
 
-Agents are ``"player_0"`` .. ``"player_3"``: seat 0 hearts, 1 diamonds, 2 clubs, 3
-spades, in the order of play. ``reset(seed=s)`` lays out the board
+Agents are ``"player_0"`` .. ``"player_3"`` (`eleusis_lab.envs.seats`): seat 0 hearts, 1
+diamonds, 2 clubs, 3 spades, in the order of play. ``reset(seed=s)`` lays out the board
 `eleusis_lab.secrets.game.play_secrets` lays out for seed ``s`` (a random seed when
 None).
 
@@ -50,13 +50,14 @@ What the seat sees (`eleusis_lab.secrets.state.SecretsView`): squares are number
 Rewards and the end
 -------------------
 Rewards are 0 until the game ends; then each agent's reward is its score, the
-record's ``scores`` (cards in hand: J 1000, Q 100, A 10, K 1, others 0.01). A game
-that ends by the rules (no piece left, or every piece blocked) terminates every agent;
-one stopped by ``max_turns`` truncates them (still rewarded with the scores the record
-keeps). ``env.state`` is the position, ``env.steps`` the turns played
-(`eleusis_lab.secrets.record.SecretsStep`, as a record has them), ``env.new_steps`` those
-the last step made (a turn and the forced skips after it) and ``env.end`` how the game
-ended.
+record's ``scores`` (cards in hand: J 1000, Q 100, A 10, K 1, others 0.01;
+``env.final_rewards``). A game that ends by the rules (no piece left, or every piece
+blocked) terminates every agent; one stopped by ``max_turns`` truncates them (still
+rewarded with the scores the record keeps). ``env.state`` is the position, ``env.steps``
+the turns played (`eleusis_lab.secrets.record.SecretsStep`, as a record has them),
+``env.new_steps`` those the last step made (a turn and the forced skips after it) and
+``env.end`` how the game ended. Nothing is rendered
+(`eleusis_lab.secrets.draw.format_secrets_board` draws a position).
 
 Examples
 --------
@@ -78,14 +79,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
 
 from eleusis_lab.cards import N_FACES, Card
-from eleusis_lab.engines import check_seed
+from eleusis_lab.envs.encoding import allowed, mask_space
+from eleusis_lab.envs.seats import BaseAgentSeats, SeatedEnv
 from eleusis_lab.secrets import moves
 from eleusis_lab.secrets.agent import SecretsAgent, SecretsDuel, SecretsInfo
 from eleusis_lab.secrets.game import SecretsConfig
@@ -228,7 +230,7 @@ def observation_space() -> spaces.Dict:
             "to_move": spaces.Discrete(N_SEATS),
             "turn": spaces.Box(0, _LARGEST_TURN, (1,), np.int32),
             "duel": spaces.Box(-1, N_FACES - 1, (3,), np.int8),
-            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+            "action_mask": mask_space(N_ACTIONS),
         }
     )
 
@@ -266,11 +268,11 @@ def encode_view(
         "to_move": view.to_move,
         "turn": np.array([min(view.turn, _LARGEST_TURN)], np.int32),
         "duel": duel_faces,
-        "action_mask": np.zeros(N_ACTIONS, np.int8) if mask is None else mask,
+        "action_mask": allowed((), N_ACTIONS) if mask is None else mask,
     }
 
 
-class SecretsEnv(AECEnv):
+class SecretsEnv(SeatedEnv):
     """A game of Secrets as a PettingZoo AEC environment (see the module docstring).
 
     Parameters
@@ -283,59 +285,29 @@ class SecretsEnv(AECEnv):
     metadata = {"name": "secrets_v0", "render_modes": [], "is_parallelizable": False}
 
     def __init__(self, config: SecretsConfig | None = None):
-        super().__init__()
-        self.config = SecretsConfig() if config is None else config
-        if not isinstance(self.config, SecretsConfig):
-            raise ValueError(f"config must be a SecretsConfig, got {self.config!r}")
-        self.possible_agents = [f"player_{seat}" for seat in range(N_SEATS)]
-        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        space = observation_space()
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
-        #: The position (None before the first reset), its set-up and seed.
+        config = SecretsConfig() if config is None else config
+        if not isinstance(config, SecretsConfig):
+            raise ValueError(f"config must be a SecretsConfig, got {config!r}")
+        super().__init__(N_SEATS, observation_space(), partial(spaces.Discrete, N_ACTIONS))
+        self.config = config
+        #: The position (None before the first reset) and its set-up.
         self.state: SecretsState | None = None
         self.setup: SecretsSetup | None = None
-        self.seed: int | None = None
         self.steps: list[SecretsStep] = []
         self.new_steps: tuple[SecretsStep, ...] = ()
         #: The duel the agent selected answers now, else None.
         self.duel: SecretsDuel | None = None
         #: How the game ended (`eleusis_lab.secrets.record.END_REASONS`), else None.
         self.end: str | None = None
-        #: Each agent's score once the game is over, else None.
-        self.final_rewards: tuple[float, ...] | None = None
         self._duel_action: SecretsAction | None = None
-        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._mask = allowed((), N_ACTIONS)
 
-    def seat_of(self, agent: str) -> int:
-        """The seat of ``agent`` (``"player_2"``: 2)."""
-        return self._seats[agent]
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
-
-    # -- the game ------------------------------------------------------------------------
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Lay out a new game: the set-up of `play_secrets` for ``seed`` (a random seed
-        when None)."""
-        if seed is None:
-            seed = int(np.random.default_rng().integers(2**63))
-        self.seed = check_seed(seed)
-        self.setup = secrets_setup(np.random.default_rng(np.random.SeedSequence(self.seed)))
+    def _deal(self, seed: int) -> None:
+        """Lay out the set-up of `play_secrets` for ``seed``; play the forced skips."""
+        self.setup = secrets_setup(np.random.default_rng(np.random.SeedSequence(seed)))
         config = self.config
         self.state = SecretsState.initial(self.setup, config.spend_special, config.queen_takes_own)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.steps, self.duel, self._duel_action = [], None, None
-        self.end, self.final_rewards = None, None
+        self.steps, self.duel, self._duel_action, self.end = [], None, None, None
         made: list[SecretsStep] = []
         self._next_turn(made)
         self.new_steps = tuple(made)
@@ -344,16 +316,10 @@ class SecretsEnv(AECEnv):
         """The actions allowed now (1) to the agent selected, as ``int8``."""
         return self._mask.copy()
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def _apply(self, action: int | None) -> None:
         index = int(action)  # type: ignore[arg-type]
         if not (0 <= index < N_ACTIONS and self._mask[index]):
             raise ValueError(f"action {index} is not allowed now (see action_mask)")
-        self._cumulative_rewards[agent] = 0
-        self._clear_rewards()
         made: list[SecretsStep] = []
         if self.duel is not None:
             self._play(self._duel_action, index_answer(index), made)
@@ -368,7 +334,17 @@ class SecretsEnv(AECEnv):
                 self._play(chosen, None, made)
                 self._next_turn(made)
         self.new_steps = tuple(made)
-        self._accumulate_rewards()
+
+    def _to_move(self) -> int | None:
+        if self.end is not None:
+            return None
+        return self.state.seat if self.duel is None else self.state.defender(self._duel_action)
+
+    def _scores(self) -> tuple[float, ...]:
+        return self.state.scores()
+
+    def _truncated(self) -> bool:
+        return self.end == TURN_CAP
 
     def _play(self, action: SecretsAction, beat: Card | None, made: list[SecretsStep]) -> None:
         """The seat to move plays ``action`` (``beat``: the defender's answer)."""
@@ -389,13 +365,10 @@ class SecretsEnv(AECEnv):
             state.seat, state.occupants[at], at, square, state.board[square], action.card, options
         )
         self._duel_action = action
-        self._mask = np.zeros(N_ACTIONS, np.int8)
-        self._mask[[answer_index(card) for card in options]] = 1
-        self._mask[NO_BEAT] = 1
-        self.agent_selection = self.possible_agents[state.defender(action)]
+        self._mask = allowed([*map(answer_index, options), NO_BEAT], N_ACTIONS)
 
     def _next_turn(self, made: list[SecretsStep]) -> None:
-        """Skip the pieces that have no action, then select the seat to move, or end
+        """Skip the pieces that have no action, then let the seat to move decide, or end
         the game as the engine ends it."""
         state = self.state
         while True:
@@ -410,67 +383,28 @@ class SecretsEnv(AECEnv):
                 if not legal:
                     self._play(_SKIP_ACTION, None, made)
                     continue
-                self._mask = np.zeros(N_ACTIONS, np.int8)
-                self._mask[[_INDEX[action] for action in legal]] = 1
-                self.agent_selection = self.possible_agents[state.seat]
+                self._mask = allowed([_INDEX[action] for action in legal], N_ACTIONS)
                 return
             break
         self.end = end
-        self._mask = np.zeros(N_ACTIONS, np.int8)
-        self.agent_selection = self.agents[0]
-        self.final_rewards = state.scores()
-        for agent, score in zip(self.possible_agents, self.final_rewards, strict=True):
-            self.rewards[agent] = score
-            self.terminations[agent] = end != TURN_CAP
-            self.truncations[agent] = end == TURN_CAP
+        self._mask = allowed((), N_ACTIONS)
 
     # -- what is seen --------------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self._seats[agent]
-        deciding = agent == self.agent_selection and self.end is None
-        mask = self._mask.copy() if deciding else None
-        return encode_view(self.state.view(seat), self.duel, mask)
-
-    def render(self) -> None:
-        """Nothing to render (`eleusis_lab.secrets.draw.format_secrets_board` draws a
-        position)."""
-        return None
-
-    def close(self) -> None:
-        return None
+        mask = self._mask.copy() if self._decides(agent) else None
+        return encode_view(self.state.view(self.seat_of(agent)), self.duel, mask)
 
 
-class AgentSeats:
-    """Secrets agents acting through a `SecretsEnv`, one per seat.
+class AgentSeats(BaseAgentSeats):
+    """Secrets agents acting through a `SecretsEnv` (`eleusis_lab.envs.seats.BaseAgentSeats`).
 
     The agents are told the game starts as `play_secrets` tells them (the same
     `eleusis_lab.secrets.agent.SecretsInfo` and a generator spawned from the seed
     alike), choose among the legal actions and answer duels as there, and observe every
     turn. So with the same seed they play the game the engine plays, as long as none of
     them faults: here a fault raises (ValueError for an illegal action or answer).
-
-    Parameters
-    ----------
-    env : SecretsEnv
-        Reset already; call `start` after each reset.
-    agents : sequence of 4 SecretsAgent
-        Seat 0 first.
     """
-
-    def __init__(self, env: SecretsEnv, agents: Sequence[SecretsAgent]):
-        if len(agents) != N_SEATS:
-            raise ValueError(f"Secrets is played by exactly {N_SEATS} agents, got {len(agents)}")
-        self.env, self.agents = env, list(agents)
-
-    def start(self) -> None:
-        """Start every agent on the env's game, as the engine does."""
-        env = self.env
-        rngs = np.random.SeedSequence(env.seed).spawn(N_SEATS)
-        options = env.config.to_dict()
-        for seat, agent in enumerate(self.agents):
-            info = SecretsInfo(seat, SEAT_SUITS[seat], env.setup.hands[seat], options)
-            agent.start_game(info, np.random.default_rng(rngs[seat]))
 
     def action(self, agent: str) -> int:
         """The env action of ``agent``'s decision: its turn, or its answer to a duel."""
@@ -479,19 +413,20 @@ class AgentSeats:
         view = env.state.view(seat)
         if env.duel is not None:
             return answer_index(
-                _beating_card(self.agents[seat].answer_duel(view, env.duel), env.duel)
+                _beating_card(self.agents[agent].answer_duel(view, env.duel), env.duel)
             )
         legal = tuple(env.state.legal_actions())
-        chosen = self.agents[seat].choose_action(view, legal)
+        chosen = self.agents[agent].choose_action(view, legal)
         if chosen not in legal:
             raise ValueError(f"seat {seat} chose {chosen!r}, which is not a legal action now")
         return _INDEX[chosen]
 
-    def observe(self) -> None:
-        """Tell every agent the turns of the env's last step."""
-        for step in self.env.new_steps:
-            for agent in self.agents:
-                agent.observe(step)
+    def _game_info(self, seat: int, agent: SecretsAgent) -> SecretsInfo:
+        env = self.env
+        return SecretsInfo(seat, SEAT_SUITS[seat], env.setup.hands[seat], env.config.to_dict())
+
+    def _news(self) -> tuple[SecretsStep, ...]:
+        return self.env.new_steps
 
 
 def _beating_card(answer: object, duel: SecretsDuel) -> Card | None:
@@ -508,12 +443,5 @@ def _beating_card(answer: object, duel: SecretsDuel) -> Card | None:
 def play_agents(env: SecretsEnv, agents: Sequence[SecretsAgent], seed: int) -> SecretsState:
     """Play a game of ``env`` from ``seed`` with Secrets ``agents`` (`AgentSeats`); the
     final position."""
-    env.reset(seed=seed)
-    seats = AgentSeats(env, agents)
-    seats.start()
-    seats.observe()  # forced skips before the first decision, if any
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else seats.action(agent))
-        seats.observe()
+    AgentSeats(env, agents).play(seed)
     return env.state

@@ -3,9 +3,9 @@
 layers over `eleusis_lab.games.classic.state.MainLineState`, and `AgentSeats` /
 `play_agents`, through which the toolkit's agents act in them.
 
-Agents are ``"player_0"`` .. ``"player_{N-1}"``, seat 0 left of the dealer (the dealer
-is not an agent: the rule judges). ``reset(seed=s)`` deals what
-`eleusis_lab.games.classic.play_classic` (or ``play_four_to_eight``) deals for seed
+Agents are ``"player_0"`` .. ``"player_{N-1}"`` (`eleusis_lab.envs.seats`), seat 0 left
+of the dealer (the dealer is not an agent: the rule judges). ``reset(seed=s)`` deals
+what `eleusis_lab.games.classic.play_classic` (or ``play_four_to_eight``) deals for seed
 ``s``; ``reset()`` draws a seed (``env.seed`` tells it). Of the game's config,
 ``hand_size``, ``max_turns`` and ``retry_in_turn`` apply; its fault and time options
 are the engine's, not the environment's.
@@ -23,15 +23,14 @@ PettingZoo's convention for masked games (as its classic games, which
 ``pettingzoo.test.api_test`` reads): ``observation`` is
 `eleusis_lab.envs.encoding.encode` of what the seat sees (``hand``: the cards it may
 play now when it is to move, every card it holds otherwise; ``main_line``, ``wrong``,
-``last_right``, ``phase``), with ``last_right`` and ``phase`` as ``numpy.int64``;
-``action_mask`` (``int8``, 52) marks the faces the seat may play now, all 0 when it is
-not to move.
+``last_right``, ``phase``); ``action_mask`` (``int8``, 52) marks the faces the seat may
+play now, all 0 when it is not to move.
 
 Rewards and the end
 -------------------
 Rewards are 0 until the game ends; then each agent's reward is its score, the record's
-``player_scores`` (RULES.md 1.4, 2): what the toolkit's results rank players by, so a
-policy learns the game's own objective. The dealer's score is no agent's
+``player_scores`` (RULES.md 1.4, 2; ``env.final_rewards``): what the toolkit's results
+rank players by, so a policy learns the game's own objective. The dealer's score is no agent's
 (``env.game_state.dealer_score()``). A game that ends by the rules (a player out, or
 nobody holds a right card) terminates every agent; one stopped at ``max_turns``
 truncates them (still scored). ``env.game_state`` is the position (a `MainLineState`)
@@ -53,18 +52,25 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from eleusis_lab.agent import Agent, Event, GameInfo
-from eleusis_lab.cards import N_FACES
 from eleusis_lab.engines import card_key
-from eleusis_lab.envs.encoding import action_mask, action_space, card_of, encode, observation_space
+from eleusis_lab.envs.encoding import (
+    action_mask,
+    action_space,
+    allowed,
+    card_of,
+    encode,
+    mask_space,
+    observation_space,
+)
+from eleusis_lab.envs.seats import BaseAgentSeats, SeatedEnv
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.games.classic.engine import ClassicConfig
 from eleusis_lab.games.classic.state import CLASSIC, MainLineGame, MainLineState
@@ -89,7 +95,7 @@ GAMES: dict[str, tuple[MainLineGame, type]] = {
 }
 
 
-class MainLineEnv(AECEnv):
+class MainLineEnv(SeatedEnv):
     """A game of classic Eleusis or of its 4-8 player variant (the module tells the
     spaces, rewards and ends).
 
@@ -117,7 +123,6 @@ class MainLineEnv(AECEnv):
         game: str = "classic",
         render_mode: str | None = None,
     ):
-        super().__init__()
         if game not in GAMES:
             raise ConfigError(f"no main-line game {game!r}; one of {sorted(GAMES)}")
         self.variant, config_type = GAMES[game]
@@ -127,83 +132,43 @@ class MainLineEnv(AECEnv):
             raise ConfigError(f"classic Eleusis needs 2 or more players, got {players!r}")
         if render_mode not in (None, "ansi"):
             raise ConfigError(f"render_mode is None or 'ansi', got {render_mode!r}")
+        space = spaces.Dict(
+            {"observation": observation_space(players), "action_mask": mask_space()}
+        )
+        super().__init__(players, space, action_space)
         self.rule = parse(rule) if isinstance(rule, str) else rule
-        self.n = players
         self.config = config_type() if config is None else config
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"eleusis_{game.replace('-', '_')}_v0"}
-        self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        mask = spaces.Box(0, 1, (N_FACES,), np.int8)
-        self.observation_spaces = {
-            agent: spaces.Dict({"observation": observation_space(players), "action_mask": mask})
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: action_space() for agent in self.possible_agents}
-        self._draw_seeds = np.random.default_rng()
-        self.seed: int | None = None
         self.game_state: MainLineState | None = None
         self.events: list[Event] = []
 
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
-
-    def seat_of(self, agent: str) -> int:
-        """The seat of ``agent`` (``"player_2"``: 2)."""
-        return self._seats[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal the game of ``seed`` (a drawn seed when None); ``options`` are ignored."""
-        if seed is None:
-            seed = int(self._draw_seeds.integers(2**63))
-        self.seed = seed
+    def _deal(self, seed: int) -> None:
         self.game_state = MainLineState.deal(
             self.rule, seed, self.config, players=self.n, variant=self.variant
         )
         self.events = []
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.game_state.seat]  # type: ignore[index]
 
-    def step(self, action: int | None) -> None:
+    def _apply(self, action: int | None) -> None:
         """Play the first offered card of face ``action`` (the first card offered when
-        the face is not offered) for the agent to move; ``None`` once it is done."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        state = self.game_state
-        assert state is not None  # reset first
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        offered = state.legal_actions()
+        the face is not offered)."""
+        offered = self.game_state.legal_actions()
         card = None if action is None else card_of(int(action), offered)
-        self.events.append(state.play(offered[0] if card is None else card))
-        if state.seat is None:
-            done = self.truncations if state.end == TURN_CAP else self.terminations
-            for other, score in zip(self.possible_agents, state.scores(), strict=True):
-                self.rewards[other] = float(score)
-                done[other] = True
-        else:
-            self.agent_selection = self.possible_agents[state.seat]
-        self._accumulate_rewards()
+        self.events.append(self.game_state.play(offered[0] if card is None else card))
+
+    def _to_move(self) -> int | None:
+        return self.game_state.seat
+
+    def _scores(self) -> tuple[float, ...]:
+        return self.game_state.scores()
+
+    def _truncated(self) -> bool:
+        return self.game_state.end == TURN_CAP
 
     def observe(self, agent: str) -> dict[str, Any]:
-        state, seat = self.game_state, self._seats[agent]
-        assert state is not None  # reset first
-        obs = state.observation(seat)
-        encoded = encode(obs, self.n)
-        encoded["last_right"] = np.int64(encoded["last_right"])
-        encoded["phase"] = np.int64(encoded["phase"])
-        mask = action_mask(obs.hand) if seat == state.seat else np.zeros(N_FACES, np.int8)
-        return {"observation": encoded, "action_mask": mask}
+        obs = self.game_state.observation(self.seat_of(agent))
+        mask = action_mask(obs.hand) if self._decides(agent) else allowed(())
+        return {"observation": encode(obs, self.n), "action_mask": mask}
 
     def render(self) -> str | None:
         """With ``render_mode="ansi"``: the main line, each seat's wrong cards and who is
@@ -216,9 +181,6 @@ class MainLineEnv(AECEnv):
             lines.append(f"player_{seat} wrong: " + " ".join(map(str, pile)))
         lines.append(f"to move: {state.seat}" if state.seat is not None else f"end: {state.end}")
         return "\n".join(lines)
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 class ClassicEnv(MainLineEnv):
@@ -268,8 +230,9 @@ def env(rule: Rule | str, players: int = 3, game: str = "classic", **kwargs: Any
     return wrappers.OrderEnforcingWrapper(raw_env(rule, players, game, **kwargs))
 
 
-class AgentSeats:
-    """Toolkit agents (`eleusis_lab.agent.Agent`) acting through a `MainLineEnv`.
+class AgentSeats(BaseAgentSeats):
+    """Toolkit agents (`eleusis_lab.agent.Agent`) acting through a `MainLineEnv`
+    (`eleusis_lab.envs.seats.BaseAgentSeats`).
 
     Each agent is told the game starts as the engine tells it (the same `GameInfo`, the
     rule only to an agent that sees it, and the generator the engine spawns from the
@@ -279,51 +242,16 @@ class AgentSeats:
     ValueError for an answer that is not a card). The env plays the first offered card
     of the chosen card's face: in the 4-8 player variant, whose deck has two copies of
     some faces, which copy is played may differ from the engine's game.
-
-    Parameters
-    ----------
-    env : MainLineEnv
-        The environment (unwrapped); call `start` after each reset.
-    agents : sequence of Agent, or mapping of agent name to Agent
-        One per seat, seat 0 first; or some seats only, the others left to other
-        policies.
     """
 
-    def __init__(self, env: MainLineEnv, agents: Sequence[Agent] | Mapping[str, Agent]):
-        if not isinstance(agents, Mapping):
-            if len(agents) != env.n:
-                raise ValueError(f"{len(agents)} agents for {env.n} seats")
-            agents = dict(zip(env.possible_agents, agents, strict=True))
-        self.env, self.agents = env, dict(agents)
-        self._told = 0
-
     def start(self) -> None:
-        """Start every agent on the env's game, as the engine does."""
-        env, state = self.env, self.env.game_state
-        assert state is not None and env.seed is not None  # reset first
-        rngs = np.random.SeedSequence(env.seed).spawn(env.n)
-        for name, agent in self.agents.items():
-            seat = env.seat_of(name)
-            rule = state.rule if sees_rule(agent) else None
-            hand = state.deal_hands[seat]
-            variant = env.variant
-            info = GameInfo(variant.name, seat, env.n, hand, state.starter, rule, variant.traits)
-            agent.start_game(info, np.random.default_rng(rngs[seat]))
-        self._told = 0
-
-    def observe(self) -> None:
-        """Tell every agent the events it has not heard yet."""
-        events = self.env.events
-        for event in events[self._told :]:
-            for agent in self.agents.values():
-                agent.observe(event)
-        self._told = len(events)
+        super().start()
+        self._told = 0  # the env's events told to the agents
 
     def action(self, agent: str) -> int:
         """The face ``agent``'s toolkit agent plays now."""
         self.observe()
         state = self.env.game_state
-        assert state is not None  # reset first
         card = self.agents[agent].choose_play(state.observation(self.env.seat_of(agent)))
         key = card_key(card)
         if key is None:
@@ -331,16 +259,20 @@ class AgentSeats:
         rank, suit, _ = key
         return 13 * suit + rank - 1
 
+    def _game_info(self, seat: int, agent: Agent) -> GameInfo:
+        state, variant = self.env.game_state, self.env.variant
+        rule = state.rule if sees_rule(agent) else None
+        hand = state.deal_hands[seat]
+        return GameInfo(variant.name, seat, self.env.n, hand, state.starter, rule, variant.traits)
+
+    def _news(self) -> list[Event]:
+        news = self.env.events[self._told :]
+        self._told = len(self.env.events)
+        return news
+
 
 def play_agents(env: MainLineEnv, agents: Sequence[Agent], seed: int) -> MainLineState:
     """Play one game of ``env`` with a toolkit agent at every seat (`AgentSeats`); the
     final position (the env is left with every agent done)."""
-    seats = AgentSeats(env, agents)
-    env.reset(seed=seed)
-    seats.start()
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last(observe=False)
-        env.step(None if terminated or truncated else seats.action(agent))
-    seats.observe()
-    assert env.game_state is not None
+    AgentSeats(env, agents).play(seed)
     return env.game_state

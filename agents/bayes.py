@@ -10,6 +10,9 @@ every public play, its own and the other players', right and wrong.
 
 The model
 ---------
+One `eleusis_agents.hypothesis_model.HypothesisModel`, which
+`eleusis_agents.bayes_context.ContextBayesAgent` builds too:
+
 - Prior: a mixture of the two languages (`eleusis_agents.one_card_space`), the one-card language
   with mass ``one_card``, a face set both hold getting both masses. For solo, 1/4 is
   fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score on the
@@ -98,45 +101,40 @@ True
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import weakref
-
 import numpy as np
 
-from eleusis_agents.one_card_space import OneCardSpace, with_one_card
+from eleusis_agents.hypothesis_model import (
+    ACCEPTABILITY,
+    PRIORS,
+    HypothesisModel,
+    ModelParams,
+    Opening,
+    keep_params,
+    resolve_acceptability,
+)
+from eleusis_agents.one_card_space import OneCardSpace
 from eleusis_agents.posterior import (
     LaplaceFallback,
     Leaders,
     PrunedWeights,
     Pruner,
-    count_mismatches,
     weight_calling_right,
 )
-from eleusis_agents.solo_declaring import (
-    DECLARING,
-    JudgeGroups,
-    SoloDeclaring,
-    accepted_on_continuations,
-    calibration_map,
-)
-from eleusis_lab.agent import GameInfo, GameTraits, LearningAgent, Observation
+from eleusis_agents.solo_declaring import JudgeGroups, SoloDeclaring, accepted_on_continuations
+from eleusis_lab.agent import GameInfo, LearningAgent, Observation
 from eleusis_lab.blas import limited_threads
 from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.rules import Context, Rule, parse
-from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
-from eleusis_lab.rules.enumerate import build_space, check_max_hypotheses
-from eleusis_lab.rules.grammar import Grammar, get_grammar
-from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, get_prior
-from eleusis_lab.rules.space import HypothesisSpace, unpack_verdicts
+from eleusis_lab.rules.grammar import Grammar
+from eleusis_lab.rules.prior import ProductionPrior
+from eleusis_lab.rules.space import HypothesisSpace
 
 __all__ = ["ACCEPTABILITY", "POLICIES", "PRIORS", "BayesAgent"]
 
-ACCEPTABILITY = ("auto", "dealer", "solo")
 POLICIES = ("auto", "greedy", "info_gain", "lookahead", "mix", "thompson")
-PRIORS = ("bits", "shortest", "uniform", "spread")
+_DEFAULT = ModelParams()  # the defaults of the parameters shared with ContextBayesAgent
 _TIE = 1e-6  # scores this close are a tie, broken with the game's generator
 _BLOCK = 4096  # hypotheses per block when drawing one from the posterior
 _LOOKAHEAD = 2048  # most probable hypotheses the lookahead policy conditions on
@@ -149,314 +147,6 @@ def binary_entropy(p: np.ndarray) -> np.ndarray:
     """Binary entropy in bits."""
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
-
-
-def resolve_productions(productions: str | ProductionPrior, traits: GameTraits) -> ProductionPrior:
-    """The production prior: ``"auto"`` is the prior fitted on the rules people write
-    (``people``) where the benchmark chose the rule (`GameTraits.rule_from`, solo),
-    where it was validated on rules it was not fitted to, and the hand-set one where a
-    dealer did (as before).
-
-    >>> benchmark = GameTraits(rule_from="benchmark")
-    >>> resolve_productions("auto", benchmark).name, resolve_productions("auto", GameTraits()).name
-    ('people', 'hand-set')
-    """
-    if productions == "auto":
-        productions = SOLO_PRODUCTIONS if traits.rule_from == "benchmark" else UNIFORM
-    return get_prior(productions)
-
-
-def agent_grammar(agent) -> Grammar:
-    """The grammar of a Bayesian agent in the game it plays, priced by its production
-    prior (`resolve_productions`).
-
-    >>> agent_grammar(BayesAgent(productions="people")).prior.name
-    'people'
-    """
-    prior = resolve_productions(agent.productions, agent._traits())
-    return dataclasses.replace(get_grammar(agent.grammar), prior=prior)
-
-
-def check_model_params(agent) -> None:
-    """Check the parameters of the model a Bayesian agent shares with `BayesAgent`."""
-    agent_grammar(agent)  # raises on an unknown preset or production prior
-    check_max_hypotheses(agent.max_hypotheses)
-    if not 0 < agent.noise < 0.5:
-        raise ValueError(f"noise must be in (0, 0.5), got {agent.noise!r}")
-    if not 0 <= agent.fallback < 1:
-        raise ValueError(f"fallback must be in [0, 1), got {agent.fallback!r}")
-    if agent.prior not in PRIORS:
-        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {agent.prior!r}")
-    if not 0 <= agent.unacceptable <= 1:
-        raise ValueError(f"unacceptable must be in [0, 1], got {agent.unacceptable!r}")
-    if agent.one_card != "auto" and not (
-        isinstance(agent.one_card, int | float) and 0 <= agent.one_card < 1
-    ):
-        raise ValueError(f"one_card must be 'auto' or in [0, 1), got {agent.one_card!r}")
-    if agent.acceptability not in ACCEPTABILITY:
-        raise ValueError(
-            f"acceptability must be one of {', '.join(ACCEPTABILITY)}, got {agent.acceptability!r}"
-        )
-    if agent.declaring not in DECLARING:
-        raise ValueError(
-            f"declaring must be one of {', '.join(DECLARING)}, got {agent.declaring!r}"
-        )
-    if not 0 < agent.declare_confidence <= 1:
-        raise ValueError(f"declare_confidence must be in (0, 1], got {agent.declare_confidence!r}")
-    calibration_map(getattr(agent, "calibration", None), agent)
-
-
-def resolve_acceptability(acceptability: str, traits: GameTraits) -> str:
-    """``"dealer"`` or ``"solo"``: which rules the game's rule may be (see the module
-    docstring); ``"auto"`` follows who chose it (`GameTraits.rule_from`).
-
-    >>> benchmark = GameTraits(rule_from="benchmark")
-    >>> resolve_acceptability("auto", benchmark), resolve_acceptability("auto", GameTraits())
-    ('solo', 'dealer')
-    >>> resolve_acceptability("dealer", benchmark)
-    'dealer'
-    """
-    if acceptability != "auto":
-        return acceptability
-    return "solo" if traits.rule_from == "benchmark" else "dealer"
-
-
-#: The mass of the one-card language fitted for solo (module docstring).
-SOLO_ONE_CARD = 0.25
-#: The production prior of solo: fitted on the catalog and the rules people write.
-SOLO_PRODUCTIONS = "people"
-
-
-def resolve_one_card(one_card: float | str, traits: GameTraits) -> float:
-    """The one-card language's mass: ``"auto"`` is the mass fitted for solo where the
-    benchmark chose the rule (`GameTraits.rule_from`) and 0 where a dealer did, where it
-    was not fitted (the grammar alone, as before).
-
-    >>> benchmark = GameTraits(rule_from="benchmark")
-    >>> resolve_one_card("auto", benchmark), resolve_one_card("auto", GameTraits())
-    (0.25, 0.0)
-    >>> resolve_one_card(0.1, GameTraits())
-    0.1
-    """
-    if one_card != "auto":
-        return float(one_card)
-    return SOLO_ONE_CARD if traits.rule_from == "benchmark" else 0.0
-
-
-#: Priors computed, per space (as long as it lives): they depend on nothing else.
-_PRIORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def base_log_prior(
-    space: HypothesisSpace | OneCardSpace,
-    prior: str,
-    unacceptable: float,
-    whole: bool = True,
-    acceptability: str = "dealer",
-) -> np.ndarray:
-    """The normalised log prior of each hypothesis of ``space`` (see the module docstring).
-
-    ``whole``: the hypotheses are whole rules, so ``true`` (and, in solo, ``false``)
-    counts as one with nothing to find; not so for the rule of one context of a
-    switched rule (`eleusis_agents.bayes_context`). ``acceptability``: ``"dealer"`` (the
-    quarter-of-the-deck test) or ``"solo"`` (no test). Computed once per space and
-    arguments (every game started it again): the array returned is read-only.
-
-    >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
-    >>> [space.text(h) for h in range(3)]
-    ['true', 'false', 'red(card)']
-    >>> np.exp(base_log_prior(space, "uniform", 0.5)).round(2).tolist()  # x 0.5: true, false
-    [0.25, 0.25, 0.5]
-    >>> np.exp(base_log_prior(space, "uniform", 0.5, whole=False)).round(2).tolist()
-    [0.4, 0.2, 0.4]
-    >>> space = build_space("standard", max_hypotheses=2000, cache=False)
-    >>> king, red = (space.index_of(parse(t)) for t in ("rank(card) == king", "red(card)"))
-    >>> dealer = base_log_prior(space, "bits", 1e-3)
-    >>> solo = base_log_prior(space, "bits", 1e-3, acceptability="solo")
-    >>> round(float(np.exp(solo[king] - solo[red] - dealer[king] + dealer[red])))
-    1000
-    """
-    key = (prior, float(unacceptable), bool(whole), acceptability)
-    cached = _PRIORS.setdefault(space, {})
-    if key not in cached:
-        log_prior = _log_prior(space, *key)
-        log_prior.flags.writeable = False
-        cached[key] = log_prior
-    return cached[key]
-
-
-#: `padded_log_prior`'s arrays, per space (as long as it lives) and model.
-_PADDED_PRIORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def padded_log_prior(
-    space: HypothesisSpace | OneCardSpace,
-    prior: str,
-    unacceptable: float,
-    acceptability: str,
-    fallback: float,
-) -> np.ndarray:
-    """`BayesAgent`'s log prior of each hypothesis, float32, over the `padded_size` of
-    ``space`` (the padding at ``-inf``): `base_log_prior` scaled to ``1 - fallback``.
-
-    The same for every game of a model: computed once per space and arguments (each
-    game took 0.2 ms per agent to redo it, in float64 then cast). Read-only; an agent
-    copies it.
-
-    >>> space = build_space("colours_suits", max_hypotheses=3, cache=False)
-    >>> log_prior = padded_log_prior(space, "uniform", 1.0, "dealer", 0.5)
-    >>> log_prior.dtype.name, [round(float(p), 3) for p in np.exp(log_prior)]
-    ('float32', [0.167, 0.167, 0.167, 0.0, 0.0, 0.0, 0.0, 0.0])
-    """
-    key = (prior, float(unacceptable), acceptability, float(fallback))
-    cached = _PADDED_PRIORS.setdefault(space, {})
-    if key not in cached:
-        log_prior = base_log_prior(space, prior, unacceptable, acceptability=acceptability)
-        if fallback > 0:
-            log_prior = log_prior + math.log1p(-fallback)
-        padded = np.full(space.padded_size, -np.inf, dtype=np.float32)
-        padded[: len(space)] = log_prior
-        padded.flags.writeable = False
-        cached[key] = padded
-    return cached[key]
-
-
-def _log_prior(space, prior: str, unacceptable: float, whole: bool, acceptability: str):
-    if prior in ("bits", "spread"):
-        log_prior = np.asarray(space.log_prior, dtype=np.float64)
-        if prior == "spread":  # every band of one bit holds the same total
-            band = np.floor(np.asarray(space.bits)).astype(np.int64)
-            totals = np.full(band.max() + 1, -np.inf)
-            np.logaddexp.at(totals, band, log_prior)
-            log_prior = log_prior - totals[band]
-    elif prior == "shortest":
-        log_prior = -np.asarray(space.bits) * math.log(2)
-    else:
-        log_prior = np.zeros(len(space))
-    if unacceptable < 1:
-        penalty = math.log(unacceptable) if unacceptable else -np.inf
-        if acceptability == "dealer":
-            fails = space.fewest_right < QUARTER_OF_THE_DECK
-        else:
-            fails = np.zeros(len(space), dtype=bool)
-        if whole:
-            fails |= space.fewest_right == N_FACES  # true: no card is ever wrong
-            if acceptability == "solo":  # false: every card is wrong, there is no starter
-                fails |= ~_ever_right(space)
-        log_prior = np.where(fails, log_prior + penalty, log_prior)
-    top = log_prior.max()  # log-sum-exp: 20 times faster than np.logaddexp.reduce
-    return log_prior - (top + math.log(np.exp(log_prior - top).sum()))
-
-
-class Opening:
-    """The posterior of an agent that has seen no play in its space (`Pruner.weigh` of
-    zero counts), and the weight calling each probe right under it, filled as asked.
-
-    It depends only on the space and the model, not on the game: every game's first
-    decision asked for the same weights and the same products, at 10**6 hypotheses a
-    pass over 4 MB for each probe. Kept per space (`opening`), read-only.
-    """
-
-    def __init__(self, post: PrunedWeights):
-        post.weights.flags.writeable = False
-        self.post = post
-        self.said: dict[int, float] = {}  # probe -> weight_calling_right of post.weights
-
-
-#: Openings computed, per space (as long as it lives) and model.
-_OPENINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def opening(space, key: tuple, log_prior: np.ndarray, noise: float, fallback: float) -> Opening:
-    """The `Opening` of ``space`` for a model; ``key`` names the model, the rest is what
-    it weighs: the agent's log prior, its noise and the fallback's log weight (all in
-    ``key`` or determined by it)."""
-    cached = _OPENINGS.setdefault(space, {})
-    if key not in cached:
-        zeros = np.zeros(len(log_prior), np.uint16)
-        cached[key] = Opening(Pruner().weigh(zeros, log_prior, noise, fallback))
-    return cached[key]
-
-
-class Counts:
-    """The mismatch counts after a sequence of plays in a space, shared by the agents
-    of one model that saw the same plays, with their posterior.
-
-    In a game every agent learns every play, so four ``bayes`` seats counted each play
-    four times and weighed the same counts four times. The counts after a play are a
-    child of those before it (`after`), made by the first agent to learn it and found
-    by the others; a child lives while an agent holds it. The weights are a function
-    of the counts, the log prior and the fallback's weight (`Pruner.weigh` gives the
-    same for any candidates a `Pruner` noted on fewer plays of the same game), so the
-    agents get the very arrays each would have computed. An agent that refuted a
-    hypothesis (solo) has its own prior and weighs the counts itself.
-
-    Counts no other agent took (an agent alone of its model) are counted in place, as
-    before sharing: a new array for each play cost a lone agent 13 us a play.
-    """
-
-    __slots__ = ("__weakref__", "children", "key", "mismatches", "parent", "post", "pruner")
-
-    def __init__(self, mismatches: np.ndarray, pruner: Pruner, parent=None, key=None):
-        self.mismatches = mismatches
-        self.pruner = pruner
-        self.children: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-        self.post: tuple[float, PrunedWeights] | None = None  # (fallback log weight, post)
-        # the counts before the play ``key`` (a weak reference), until another agent
-        # takes these counts (then None: shared, never changed again)
-        self.parent, self.key = parent, key
-
-    def after(self, space, probe: int, right: bool) -> Counts:
-        """The counts after one more play, ``probe`` judged ``right``."""
-        key = (probe, right)
-        child = self.children.get(key)
-        if child is not None:  # another agent's: shared from now on
-            child.parent = None
-            child.mismatches.flags.writeable = False
-            return child
-        if self.parent is not None:  # no other agent holds these counts: in place
-            parent = self.parent()
-            if parent is not None and parent.children.get(self.key) is self:
-                del parent.children[self.key]  # no longer the counts after that play
-            count_mismatches(self.mismatches, space, probe, right)
-            self.post, self.parent = None, _detached
-            return self
-        fresh = np.empty_like(self.mismatches)
-        mismatches = count_mismatches(self.mismatches, space, probe, right, out=fresh)
-        pruner = Pruner(self.pruner.prune, self.pruner.slack)
-        pruner.candidates = self.pruner.candidates  # noted on fewer of these plays
-        child = self.children[key] = Counts(mismatches, pruner, weakref.ref(self), key)
-        return child
-
-    def weigh(self, log_prior: np.ndarray, noise: float, fallback: float) -> PrunedWeights:
-        """`Pruner.weigh` of these counts, kept for the next agent with the same
-        fallback weight."""
-        if self.post is None or self.post[0] != fallback:
-            self.post = (fallback, self.pruner.weigh(self.mismatches, log_prior, noise, fallback))
-        return self.post[1]
-
-
-def _detached() -> None:
-    """The parent of counts changed in place, as a dead weak reference: no counts have
-    them as a child, and they are still no other agent's."""
-
-
-#: The counts before any play, per space (as long as it lives) and model.
-_ROOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def root_counts(space, key: tuple) -> Counts:
-    """The `Counts` of no play in ``space`` for the model ``key`` names."""
-    roots = _ROOTS.setdefault(space, {})
-    if key not in roots:
-        root = roots[key] = Counts(np.zeros(space.padded_size, np.uint16), Pruner())
-        root.mismatches.flags.writeable = False  # shared by every game's agents
-    return roots[key]
-
-
-def _ever_right(space: HypothesisSpace | OneCardSpace) -> np.ndarray:
-    """For each hypothesis, whether it calls some face right in some context."""
-    return unpack_verdicts(np.bitwise_or.reduce(space.table, axis=0), len(space))
 
 
 class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
@@ -524,6 +214,9 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     Attributes
     ----------
+    model_ : HypothesisModel
+        The model of the game being played (`eleusis_agents.hypothesis_model`): its
+        space, prior and likelihood, and the cache its games share.
     space_ : HypothesisSpace or OneCardSpace
         The hypotheses, the one-card language's included (shared between agents and
         cached; never pickled).
@@ -538,42 +231,28 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def __init__(
         self,
-        grammar: str | Grammar = "relational",
-        max_hypotheses: int = 100_000,
-        noise: float = 0.005,
-        fallback: float = 0.01,
+        grammar: str | Grammar = _DEFAULT.grammar,
+        max_hypotheses: int = _DEFAULT.max_hypotheses,
+        noise: float = _DEFAULT.noise,
+        fallback: float = _DEFAULT.fallback,
         policy: str = "auto",
         mix: float = 0.5,
-        prior: str = "bits",
-        productions: str | ProductionPrior = "auto",
-        unacceptable: float = 1e-3,
-        acceptability: str = "auto",
-        one_card: float | str = "auto",
-        declaring: str = "expected_score",
-        calibrated_decisions: bool = False,
-        declare_confidence: float = 2 / 3,
-        calibration: str | CalibrationMap | None = "default",
+        prior: str = _DEFAULT.prior,
+        productions: str | ProductionPrior = _DEFAULT.productions,
+        unacceptable: float = _DEFAULT.unacceptable,
+        acceptability: str = _DEFAULT.acceptability,
+        one_card: float | str = _DEFAULT.one_card,
+        declaring: str = _DEFAULT.declaring,
+        calibrated_decisions: bool = _DEFAULT.calibrated_decisions,
+        declare_confidence: float = _DEFAULT.declare_confidence,
+        calibration: str | CalibrationMap | None = _DEFAULT.calibration,
     ):
-        self.grammar = grammar
-        self.max_hypotheses = max_hypotheses
-        self.noise = noise
-        self.fallback = fallback
-        self.policy = policy
-        self.mix = mix
-        self.prior = prior
-        self.productions = productions
-        self.unacceptable = unacceptable
-        self.acceptability = acceptability
-        self.one_card = one_card
-        self.declaring = declaring
-        self.calibrated_decisions = calibrated_decisions
-        self.declare_confidence = declare_confidence
-        self.calibration = calibration
+        keep_params(self, locals())
 
     # -- set-up -----------------------------------------------------------------------
 
     def check_params(self) -> None:
-        check_model_params(self)
+        ModelParams.of(self).check(self)
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         if not 0 <= self.mix <= 1:
@@ -589,17 +268,13 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self._load_space()
 
     def _load_space(self) -> None:
-        """Attach the (cached) space and rebuild the counts from ``history_``."""
-        space = build_space(agent_grammar(self), self.max_hypotheses)
-        one_card = resolve_one_card(self.one_card, self._traits())
-        space = with_one_card(space, one_card)
-        self.space_ = space
+        """Attach the model (its space cached) and rebuild the counts from ``history_``."""
+        self.model_ = model = HypothesisModel.build(ModelParams.of(self), self._traits())
+        self.space_ = space = model.space
         # the hypotheses' arrays are padded to line up with the table's rows
-        model = (self.prior, float(self.unacceptable), self._acceptability(), float(self.fallback))
-        self.log_prior_ = padded_log_prior(space, *model).copy()  # a refutation writes to it
+        self.log_prior_ = model.padded_log_prior().copy()  # a refutation writes to it
         self.log_prior_[getattr(self, "refuted_", [])] = -np.inf
-        self.model_ = (*model, one_card, float(self.noise))  # what the shared arrays follow
-        counts = root_counts(space, self.model_)
+        counts = model.root_counts()
         for probe, right in getattr(self, "history_", ()):
             if probe >= 0:
                 counts = counts.after(space, probe, right)
@@ -665,8 +340,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         (its weights are then the agent's own, to the bit), else None."""
         self.opening_ = None
         if self.n_seen_ == 0 and not self.refuted_:
-            key = (*self.model_, fallback)
-            self.opening_ = opening(self.space_, key, self.log_prior_, self.noise, fallback)
+            self.opening_ = self.model_.opening(fallback)
         return self.opening_
 
     def _fallback_log_weight(self) -> float:
@@ -845,7 +519,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
         None before a game, or when "none of the above" is more probable than it.
         """
-        best = self._best()
+        best = self.best_hypothesis()
         return None if best is None else (self.space_.text(best[0]), self._stated(best[1]))
 
     def confident_proposal(self, confidence: float) -> tuple[str, float] | None:
@@ -883,7 +557,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         self.leaders_ = Leaders(self._posterior(), _WATCHED, self.pruner_.prune)
         return proposal
 
-    def _best(self) -> tuple[int, float] | None:
+    def best_hypothesis(self) -> tuple[int, float] | None:
         """The most probable hypothesis and its probability (see `propose_rule`)."""
         if not hasattr(self, "history_"):
             return None
@@ -897,7 +571,9 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         best = at if post.active is None else int(post.active[at])
         return best, float(post.weights[at]) / (post.total + post.fallback)
 
-    def _leaders(self, context: Context, faces) -> tuple[np.ndarray, np.ndarray]:
+    def leader_verdicts(self, context: Context, faces) -> tuple[np.ndarray, np.ndarray]:
+        """The probabilities of the most probable hypotheses and, for each, whether it
+        calls each of ``faces`` right in ``context`` (`DeclaringHost`)."""
         post = self._posterior()
         index = self.space_.context_index(context)
         k = min(_LEADERS, len(post.weights))
@@ -911,7 +587,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         said = self.space_.verdict_bits(probes[None, :], hypotheses[:, None])
         return post.weights[top] / (post.total + post.fallback), said
 
-    def _top_keys(self, n: int) -> list[tuple[int, float]]:
+    def ranked_hypotheses(self, n: int) -> list[tuple[int, float]]:
         """The ``n`` most probable hypotheses and their probabilities, most probable first."""
         post = self._posterior()
         k = min(n, len(post.weights))
@@ -936,7 +612,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         space = self.space_
         if space.slots != ("last",) or not obs.main_line:
             return super()._judge_groups(obs, card)
-        leaders = self._top_keys(_JUDGED)
+        leaders = self.ranked_hypotheses(_JUDGED)
         keys = [h for h, _ in leaders]
         probabilities = np.array([p for _, p in leaders], dtype=float)
         said = space.verdict_bits(np.arange(space.n_probes)[None, :], np.array(keys)[:, None])
@@ -954,12 +630,14 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             accepts = np.eye(len(keys), dtype=bool)
         return JudgeGroups(keys, probabilities, accepts, card_right)
 
-    def _refute(self, hypothesis: int) -> None:
+    def refute(self, hypothesis: int) -> None:
+        """Take a hypothesis out of the posterior: a wrong declaration named it."""
         self.refuted_.append(hypothesis)
         self.log_prior_[hypothesis] = -np.inf
         self.posterior_cache_ = None
 
-    def _rule_text(self, hypothesis: int) -> str:
+    def hypothesis_text(self, hypothesis: int) -> str:
+        """The rule text of a hypothesis."""
         return self.space_.text(hypothesis)
 
     def identified_mass(self, rule: Rule | str) -> float | None:

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from eleusis_agents.bayes import _OPENINGS, BayesAgent
+from eleusis_agents.bayes import BayesAgent
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import N_FACES, Card, standard_deck
@@ -232,7 +232,7 @@ def first_decision(
     counts (uint16), each read once by a numpy reduction.
 
     Three first decisions, in paired rounds (medians): ``cold``, with nothing shared yet
-    (the space's `eleusis_agents.bayes.Opening` dropped: the prior weighed, every
+    (the model's `eleusis_agents.hypothesis_model.Opening` dropped: the prior weighed, every
     probe's product computed); ``new_deal``, the prior's weights shared by an earlier
     game but not these probes' products; ``warm``, both shared (the same deal again).
     The space is loaded beforehand.
@@ -254,10 +254,11 @@ def first_decision(
         for kind in ("cold", "new_deal", "warm"):
             agent = BayesAgent(grammar=grammar, max_hypotheses=max_hypotheses)
             agent.start_game(info, np.random.default_rng(seed))
+            openings = agent.model_.cache.openings
             if kind == "cold":
-                _OPENINGS.pop(agent.space_, None)
+                openings.clear()
             elif kind == "new_deal":
-                for opening in _OPENINGS.get(agent.space_, {}).values():
+                for opening in openings.values():
                     opening.said.clear()
             began = time.perf_counter()
             agent.choose_play(obs)

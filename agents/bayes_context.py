@@ -67,15 +67,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from eleusis_agents.bayes import (
-    agent_grammar,
-    base_log_prior,
-    binary_entropy,
-    check_model_params,
-    resolve_acceptability,
-    resolve_one_card,
-)
-from eleusis_agents.one_card_space import with_one_card
+from eleusis_agents.bayes import binary_entropy
+from eleusis_agents.hypothesis_model import HypothesisModel, ModelParams, keep_params
 from eleusis_agents.posterior import (
     LaplaceFallback,
     PrunedWeights,
@@ -91,7 +84,6 @@ from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import FEATURES, N_FACES, Card, face_card
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
 from eleusis_lab.rules import Context, parse
-from eleusis_lab.rules.enumerate import build_space
 from eleusis_lab.rules.grammar import Grammar
 from eleusis_lab.rules.prior import ProductionPrior
 
@@ -104,6 +96,7 @@ _LOOKAHEAD = 128  # most probable hypotheses per cell the lookahead conditions o
 _ALTERNATIVES = 4  # runner-up rules per cell tried when the best ones were refuted
 _NEGLIGIBLE = 50.0  # nats below the best: a switch's weight is below what float64 sums keep
 _TOP_THRESHOLDS = (1e-3, 1e-5, 1e-7, 1e-9)  # tried in turn by `_most_probable`
+_DEFAULT = ModelParams()  # the defaults of the parameters shared with BayesAgent
 
 
 def _most_probable(posterior: np.ndarray, k: int) -> np.ndarray:
@@ -314,6 +307,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     Attributes
     ----------
+    model_ : HypothesisModel
+        The model of the base space (`eleusis_agents.hypothesis_model`), as `BayesAgent`'s.
     space_ : HypothesisSpace
         The base space (shared and cached; never pickled).
     switches_ : tuple of Switch
@@ -324,44 +319,29 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def __init__(
         self,
-        grammar: str | Grammar = "relational",
-        max_hypotheses: int = 100_000,
-        noise: float = 0.005,
-        fallback: float = 0.01,
+        grammar: str | Grammar = _DEFAULT.grammar,
+        max_hypotheses: int = _DEFAULT.max_hypotheses,
+        noise: float = _DEFAULT.noise,
+        fallback: float = _DEFAULT.fallback,
         plain: float = 0.5,
         switches: tuple[str, ...] | None = None,
         policy: str = "auto",
-        prior: str = "bits",
-        productions: str | ProductionPrior = "auto",
-        unacceptable: float = 1e-3,
-        acceptability: str = "auto",
-        one_card: float | str = "auto",
-        declaring: str = "expected_score",
-        calibrated_decisions: bool = False,
-        declare_confidence: float = 2 / 3,
-        calibration: str | CalibrationMap | None = "default",
+        prior: str = _DEFAULT.prior,
+        productions: str | ProductionPrior = _DEFAULT.productions,
+        unacceptable: float = _DEFAULT.unacceptable,
+        acceptability: str = _DEFAULT.acceptability,
+        one_card: float | str = _DEFAULT.one_card,
+        declaring: str = _DEFAULT.declaring,
+        calibrated_decisions: bool = _DEFAULT.calibrated_decisions,
+        declare_confidence: float = _DEFAULT.declare_confidence,
+        calibration: str | CalibrationMap | None = _DEFAULT.calibration,
     ):
-        self.grammar = grammar
-        self.max_hypotheses = max_hypotheses
-        self.noise = noise
-        self.fallback = fallback
-        self.plain = plain
-        self.switches = switches
-        self.policy = policy
-        self.prior = prior
-        self.productions = productions
-        self.unacceptable = unacceptable
-        self.acceptability = acceptability
-        self.one_card = one_card
-        self.declaring = declaring
-        self.calibrated_decisions = calibrated_decisions
-        self.declare_confidence = declare_confidence
-        self.calibration = calibration
+        keep_params(self, locals())
 
     # -- set-up -----------------------------------------------------------------------
 
     def check_params(self) -> None:
-        check_model_params(self)
+        ModelParams.of(self).check(self)
         if not 0 < self.plain < 1:
             raise ValueError(f"plain must be in (0, 1), got {self.plain!r}")
         if self.policy not in ("auto", "greedy", "lookahead"):
@@ -383,9 +363,10 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         return (SWITCHES[0], *chosen)
 
     def _load_space(self) -> None:
-        """Attach the (cached) base space and rebuild the counts from ``history_``."""
-        base = build_space(agent_grammar(self), self.max_hypotheses)
-        self.space_ = space = with_one_card(base, resolve_one_card(self.one_card, self._traits()))
+        """Attach the model (its base space cached) and rebuild the counts from
+        ``history_``."""
+        self.model_ = HypothesisModel.build(ModelParams.of(self), self._traits())
+        self.space_ = space = self.model_.space
         self.log_prior_ = self._base_prior(whole=False)  # the rule of one switch value
         self.plain_log_prior_ = self._base_prior(whole=True)  # a plain rule
         chosen = self._chosen_switches()
@@ -442,9 +423,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             self._count(probe, values, right)
 
     def _base_prior(self, whole: bool) -> np.ndarray:
-        acceptability = resolve_acceptability(self.acceptability, self._traits())
-        log_prior = base_log_prior(self.space_, self.prior, self.unacceptable, whole, acceptability)
-        return log_prior.astype(np.float32)
+        return self.model_.log_prior(whole).astype(np.float32)
 
     def _ensure(self) -> None:
         if getattr(self, "space_", None) is None:
@@ -453,7 +432,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         # Rebuilt from the space and history_ (switches hold functions: chosen by name).
-        rebuilt = "space_ switches_ switch_of_cell_ switch_cells_ templates_ base_switch_"
+        rebuilt = "model_ space_ switches_ switch_of_cell_ switch_cells_ templates_ base_switch_"
         rebuilt += " mismatches_"
         caches = "log_prior_ plain_log_prior_ pruners_ weights_ evidence_bounds_ plays_"
         caches += " same_plays_ negligible_ uncounted_ cells_ tops_"
@@ -795,7 +774,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         scale = 1 / max(1 - refuted, 1e-12)
         return {key: (min(p * scale, 1.0), shown) for key, (p, shown) in merged.items()}
 
-    def _best(self) -> tuple[tuple, float] | None:
+    def best_hypothesis(self) -> tuple[tuple, float] | None:
+        """The most probable behaviour and its probability (see `propose_rule`)."""
         if not hasattr(self, "history_"):
             return None
         self._ensure()
@@ -805,7 +785,9 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         key = max(behaviours, key=lambda k: (behaviours[k][0], -len(k[1])))
         return key, behaviours[key][0]
 
-    def _leaders(self, context: Context, faces) -> tuple[np.ndarray, np.ndarray]:
+    def leader_verdicts(self, context: Context, faces) -> tuple[np.ndarray, np.ndarray]:
+        """The probabilities of the most probable hypotheses and, for each, whether it
+        calls each of ``faces`` right in ``context`` (`DeclaringHost`)."""
         behaviours = self._behaviours()
         index = self.space_.context_index(context)
         if index is None:
@@ -822,17 +804,18 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
                 said.append(self.space_.verdict_bits(probes, h))
         return np.array(probabilities), np.array(said).reshape(len(said), len(faces))
 
-    def _top_keys(self, n: int) -> list[tuple[tuple, float]]:
+    def ranked_hypotheses(self, n: int) -> list[tuple[tuple, float]]:
         """The ``n`` most probable behaviours and their probabilities, most probable first."""
         behaviours = self._behaviours()
         ranked = sorted(behaviours, key=lambda k: (-behaviours[k][0], len(k[1])))[:n]
         return [(key, behaviours[key][0]) for key in ranked]
 
-    def _refute(self, key: tuple) -> None:
+    def refute(self, key: tuple) -> None:
+        """Take a hypothesis out of the posterior: a wrong declaration named it."""
         self.refuted_.append(key)
         self.behaviours_ = None
 
-    def _rule_text(self, key: tuple) -> str:
+    def hypothesis_text(self, key: tuple) -> str:
         """Rule text of a hypothesis: the most common rule is the ``else``."""
         s, rules = key
         texts = [self.space_.text(h) for h in rules]
@@ -846,5 +829,5 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
     def propose_rule(self) -> tuple[str, float] | None:
         """The most probable hypothesis as rule text, and its posterior probability."""
-        best = self._best()
-        return None if best is None else (self._rule_text(best[0]), self._stated(best[1]))
+        best = self.best_hypothesis()
+        return None if best is None else (self.hypothesis_text(best[0]), self._stated(best[1]))

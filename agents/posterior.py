@@ -106,7 +106,7 @@ def count_mismatches(
         The rows of a 2-D ``mismatches`` the play counts in (each at most once).
     out : ndarray of uint16, optional
         Where the counts after the play go, ``mismatches`` left as they were: as fast
-        as counting in place (`eleusis_agents.bayes.Counts` keeps the counts before).
+        as counting in place (`eleusis_agents.hypothesis_model.Counts` keeps the counts before).
 
     Examples
     --------

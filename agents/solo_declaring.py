@@ -1,10 +1,11 @@
 """When a Bayesian agent declares in the solo game, and with what confidence.
 
 `SoloDeclaring` extends the solo game's decisions (`eleusis_lab.games.solo.SoloDecisions`)
-for an agent with a model, over a few of its methods (its most probable hypotheses, their
-text, how to refute one): it weighs what the published judge would say of declaring each
-leading hypothesis (`JudgeGroups`), declares when that pays more than waiting a turn, and
-states its probability through the agent's calibration map (`calibration_map`).
+for an agent with a model, through the public methods `DeclaringHost` names (its most
+probable hypotheses, their text, how to refute one): it weighs what the published judge
+would say of declaring each leading hypothesis (`JudgeGroups`), declares when that pays
+more than waiting a turn, and states its probability through the agent's calibration
+map (`calibration_map`).
 `eleusis_agents.bayes.BayesAgent` and `eleusis_agents.bayes_context.ContextBayesAgent`
 share it.
 """
@@ -12,7 +13,9 @@ share it.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -33,6 +36,7 @@ from eleusis_lab.rules.reach import TooManyContexts
 __all__ = [
     "CALIBRATION_FILES",
     "DECLARING",
+    "DeclaringHost",
     "JudgeGroups",
     "SoloDeclaring",
     "accepted_on_continuations",
@@ -182,16 +186,48 @@ def break_even(points: int) -> float:
     return WRONG_PENALTY / (WRONG_PENALTY + points)
 
 
+class DeclaringHost(Protocol):
+    """What `SoloDeclaring` asks of the agent it extends: its hypotheses, each named by a
+    key of the agent's choosing, and their posterior probabilities.
+
+    `eleusis_agents.bayes.BayesAgent` (keys: indices into its space) and
+    `eleusis_agents.bayes_context.ContextBayesAgent` (keys: a switch and a rule per
+    value) implement it. ``declaring="threshold"`` also reads `best_hypothesis` and
+    `leader_verdicts`; the agent's ``choose_play`` plays the turn's card.
+    """
+
+    def ranked_hypotheses(self, n: int) -> list[tuple[Hashable, float]]:
+        """The ``n`` most probable hypotheses (keys) and their probabilities, most
+        probable first."""
+        ...
+
+    def hypothesis_text(self, key: Hashable) -> str:
+        """The rule text of a hypothesis."""
+        ...
+
+    def refute(self, key: Hashable) -> None:
+        """Take a hypothesis out of the posterior (a wrong declaration named it)."""
+        ...
+
+    def best_hypothesis(self) -> tuple[Hashable, float] | None:
+        """The most probable hypothesis and its probability; None before a game, or
+        when "none of the above" is more probable."""
+        ...
+
+    def leader_verdicts(
+        self, context: Context, faces: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The probabilities of the most probable hypotheses and, for each, whether it
+        calls each of ``faces`` right in ``context`` (a boolean matrix)."""
+        ...
+
+
 class SoloDeclaring(SoloDecisions):
     """When a Bayesian agent declares in solo, and what it states: the solo game's
-    decisions over a few methods of the agent.
+    decisions over the public methods of the agent that `DeclaringHost` names.
 
-    ``_top_keys(n)`` gives the ``n`` most probable hypotheses (keys) with their
-    probabilities, most probable first; ``_rule_text(key)`` writes one;
-    ``_refute(key)`` takes one out of the posterior. With ``declaring="threshold"``
-    (the former rule) ``_best()`` gives the most probable hypothesis and its
-    probability, and ``_leaders(context, faces)`` the probabilities of the most probable
-    hypotheses and, for each, whether it says each face is right.
+    With ``declaring="threshold"`` (the former rule) it declares the most probable
+    hypothesis (`DeclaringHost.best_hypothesis`) from ``declare_confidence``.
 
     ``declaring="expected_score"`` (the agents' default) decides with the published
     judge in view: a declaration is correct when it gives the secret rule's verdicts in
@@ -237,7 +273,7 @@ class SoloDeclaring(SoloDecisions):
     def _settle(self) -> None:
         """The game goes on only after a wrong declaration: what it named is refuted."""
         for key in getattr(self, "declared_now_", ()):
-            self._refute(key)
+            self.refute(key)
         self.declared_now_ = []
 
     def solo_move(self, obs: Observation) -> SoloMove:
@@ -276,7 +312,7 @@ class SoloDeclaring(SoloDecisions):
         declare = now > 0 and now >= self._value_of_waiting(groups, points)
         if declare:
             self.declared_now_ = [groups.keys[h] for h in np.flatnonzero(groups.accepts[best])]
-        return self._rule_text(groups.keys[best]), accepted, declare
+        return self.hypothesis_text(groups.keys[best]), accepted, declare
 
     def _believed(self, probability: float) -> float:
         """The probability decisions weigh: the posterior's, or with
@@ -327,7 +363,7 @@ class SoloDeclaring(SoloDecisions):
         pair over the continuations of the line (`eleusis_lab.rules.analysis.equivalent`)
         for the ``_GROUP_LEADERS`` most probable hypotheses, when together they could
         make a declaration pay."""
-        leaders = self._top_keys(_GROUP_LEADERS)
+        leaders = self.ranked_hypotheses(_GROUP_LEADERS)
         keys = [key for key, _ in leaders]
         probabilities = np.array([p for _, p in leaders], dtype=float)
         context = Context(obs.main_line, obs.last_play_right)
@@ -353,7 +389,7 @@ class SoloDeclaring(SoloDecisions):
 
     def _parsed(self, key) -> Rule:
         if key not in self.rules_:
-            self.rules_[key] = parse(self._rule_text(key))
+            self.rules_[key] = parse(self.hypothesis_text(key))
         return self.rules_[key]
 
     def _judged_alike(self, secret, declared, after: Context) -> bool:
@@ -400,7 +436,7 @@ class SoloDeclaring(SoloDecisions):
           reach 2/3 (`_twins`; after a red starter, ``color(card) != color(last)`` and
           ``if length mod 2 == 1 then black(card) else red(card)``), from 0.2.
         """
-        best = self._best()
+        best = self.best_hypothesis()
         if best is None:
             return None
         points = self._points(obs, before_verdict=False)  # the score if it is right
@@ -415,7 +451,7 @@ class SoloDeclaring(SoloDecisions):
         ):
             return None
         self.declared_now_ = [best[0]]
-        return self._rule_text(best[0])
+        return self.hypothesis_text(best[0])
 
     def _twins(self, obs: Observation) -> float:
         """The mass of the two most probable hypotheses if plays cannot tell them apart.
@@ -427,7 +463,7 @@ class SoloDeclaring(SoloDecisions):
         """
         faces = np.arange(N_FACES)
         context = Context(obs.main_line, obs.last_play_right)
-        probabilities, said = self._leaders(context, faces)
+        probabilities, said = self.leader_verdicts(context, faces)
         if len(probabilities) < 2:
             return 0.0
         first, second = np.argsort(-probabilities, kind="stable")[:2]
@@ -435,7 +471,7 @@ class SoloDeclaring(SoloDecisions):
             return 0.0
         for card in obs.hand:  # the contexts a right card of the hand opens
             if said[first, card.face]:
-                after = self._leaders(Context((*obs.main_line, card), True), faces)[1]
+                after = self.leader_verdicts(Context((*obs.main_line, card), True), faces)[1]
                 if not len(after) or (after[first] != after[second]).any():
                     return 0.0
         return float(probabilities[first] + probabilities[second])
@@ -445,7 +481,7 @@ class SoloDeclaring(SoloDecisions):
         if not obs.hand:
             return True
         context = Context(obs.main_line, obs.last_play_right)
-        probabilities, said_right = self._leaders(context, [card.face for card in obs.hand])
+        probabilities, said_right = self.leader_verdicts(context, [card.face for card in obs.hand])
         if not len(probabilities):
             return True
         # The best probability after the verdict, on average: sum over the two verdicts

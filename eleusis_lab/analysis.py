@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eleusis_lab.games.table import ResultColumn, game_columns
 from eleusis_lab.rules.complexity import DEFAULT_MEASURE, complexity_columns
 from eleusis_lab.text import plural
 
@@ -1066,9 +1067,13 @@ def leaderboard(
         seats add up to 1; ``identification_rate`` and ``identification_ci_*``: the share
         of games in which the agent identified the rule (``plays_to_identify`` not
         null); ``median_plays_to_identify`` and ``plays_ci_*`` (`median_ci`) over those;
-        for the games that have them (NaN otherwise): ``prediction_accuracy`` and
-        ``accuracy_ci_*`` (Delphi: the mean share of correct tokens), ``success_rate`` and
-        ``success_ci_*`` (solo: the share of games in which the rule was found).
+        then, for each column a registered game declares with a summary
+        (`eleusis_lab.games.table.game_columns`), its summary and interval
+        (`eleusis_lab.games.table.ResultColumn.summary_columns`; NaN where no row has
+        it): a ``"mean"`` with its t interval (Delphi: ``prediction_accuracy``, the mean
+        share of correct tokens, and ``accuracy_ci_*``), a ``"rate"`` of true values with
+        its Wilson interval (solo: ``success_rate``, the share of games in which the rule
+        was found, and ``success_ci_*``).
 
     Examples
     --------
@@ -1094,6 +1099,7 @@ def leaderboard(
     if "rule" in table.columns and table["rule"].isna().all():  # no rule to identify (Secrets)
         identify = None
     group_columns = _by(by, table)
+    summarised = [column for column in game_columns() if column.summary is not None]
     rows = []
     for key, group in _groups(table, group_columns):
         n = len(group)
@@ -1127,14 +1133,8 @@ def leaderboard(
             low,
             high,
         )
-        accuracy = group.get("prediction_accuracy", [])
-        row["prediction_accuracy"], row["accuracy_ci_low"], row["accuracy_ci_high"] = mean_ci(
-            accuracy, confidence
-        )
-        success = group["success"].dropna() if "success" in group else pd.Series([], dtype=bool)
-        found = float(success.astype(bool).sum())
-        row["success_rate"] = found / len(success) if len(success) else math.nan
-        row["success_ci_low"], row["success_ci_high"] = wilson_ci(found, len(success), confidence)
+        for column in summarised:
+            row.update(_column_summary(group, column, confidence))
         rows.append(row)
     columns = [
         *group_columns,
@@ -1154,12 +1154,7 @@ def leaderboard(
         "median_plays_to_identify",
         "plays_ci_low",
         "plays_ci_high",
-        "prediction_accuracy",
-        "accuracy_ci_low",
-        "accuracy_ci_high",
-        "success_rate",
-        "success_ci_low",
-        "success_ci_high",
+        *(name for column in summarised for name in column.summary_columns),
     ]
     board = pd.DataFrame(rows, columns=columns)
     # A score depends on who else sits at the table: agents rank within their line-up.
@@ -1168,6 +1163,21 @@ def leaderboard(
     board = board.sort_values(order, ascending=[True] * len(within) + [False], kind="stable")
     board.attrs.update(confidence=confidence)
     return board.reset_index(drop=True)
+
+
+def _column_summary(
+    group: pd.DataFrame, column: ResultColumn, confidence: float
+) -> dict[str, float]:
+    """A game's column summarised over ``group`` as it declares (`ResultColumn.summary`),
+    by the names of its `ResultColumn.summary_columns`; NaN where no row has a value."""
+    values = group[column.name].dropna() if column.name in group else pd.Series([], dtype=float)
+    if column.summary == "mean":
+        estimate = mean_ci(values, confidence)
+    else:  # "rate": the share of true values
+        hits = float(values.astype(bool).sum())
+        low, high = wilson_ci(hits, len(values), confidence)
+        estimate = (hits / len(values) if len(values) else math.nan, low, high)
+    return dict(zip(column.summary_columns, estimate, strict=True))
 
 
 def attach_agents(events: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:

@@ -28,10 +28,14 @@ Kinds
     and logs every choice in ``choices``.
 
 Other kinds are `Dealer` subclasses found as agents are (`DEALERS`, an
-`eleusis_lab.registry.AgentRegistry`): by ``module:Class``, ``{kind =
-"mypackage.dealers:MyDealer", ...}``, or by the name an installed package registers in
+`eleusis_lab.registry.Registry`): by ``module:Class``, ``{kind =
+"mypackage.dealers:MyDealer", ...}``, by the name an installed package registers in
 the entry-point group ``eleusis_lab.dealers`` (the built-in names above come first
-and are not replaced).
+and are not replaced), or by the name of a class ``DEALERS.add`` put in.
+
+A spec's dealer is checked once, when the spec is loaded, into a `DealerPlan`: what
+each shard builds its dealer from, whether it learns, and the pool whose figures the
+rows of its rules take.
 
 Generated rules
 ---------------
@@ -65,6 +69,7 @@ True
 from __future__ import annotations
 
 import abc
+import copy
 import difflib
 import functools
 import inspect
@@ -108,6 +113,7 @@ __all__ = [
     "CatalogDealer",
     "ChosenRule",
     "Dealer",
+    "DealerPlan",
     "FixedDealer",
     "SpreadDealer",
     "learns",
@@ -342,6 +348,7 @@ class _Pool:
         self.texts: list[str] = frame["rule"].tolist()
         self.figures = {name: frame[name].to_numpy() for name in key["measures"]}
         self._rules: list[Rule | None] = [None] * len(frame)
+        self._index: dict[str, int] | None = None
 
     def values(self, measure: str) -> np.ndarray:
         """The figures of ``measure``, one per rule; a measure the pool was built without
@@ -359,6 +366,14 @@ class _Pool:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def figures_of(self, text: str) -> dict[str, Any] | None:
+        """The figures the pool has for the rule ``text``, by measure name (None for a
+        rule not in the pool)."""
+        if self._index is None:
+            self._index = {rule: i for i, rule in enumerate(self.texts)}
+        i = self._index.get(text)
+        return None if i is None else {name: values[i] for name, values in self.figures.items()}
 
     def rule(self, i: int) -> Rule:
         rule = self._rules[i]
@@ -1351,3 +1366,123 @@ def make_dealer(spec: Mapping[str, Any] | str | Rule | Dealer) -> Dealer:
     if missing:
         raise _bad(missing[0], f"missing; a {kind} dealer needs {' and '.join(missing)}")
     return cls(**params)
+
+
+# -- the plan of a cell's dealer ------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class DealerPlan:
+    """What a cell's dealer is, as plain data: made once when a spec is loaded.
+
+    Every shard builds a fresh dealer from it (`make`): a learning dealer learns over the
+    games of one shard. The plan also knows whether the dealer learns (the runner then
+    keeps the shard size the spec asks for) and which pool it deals from, so that the
+    complexity figures of a dealt rule are read from the pool rather than computed
+    (`figures`). A plan sent to another process is the same plan there: one per process
+    and dealer, with its figures computed once per process.
+
+    Attributes
+    ----------
+    kind : str
+        The dealer's kind, as `make_dealer` takes it (``"fixed"``, ``"spread"`` ...,
+        or ``module:Class``).
+    params : dict
+        The constructor's parameters as the spec gives them (checked).
+    learns : bool
+        Whether the dealer learns from the games it deals (see `learns`).
+    grammar : Grammar or None
+        The grammar of the pool of generated rules it deals from (band, spread and
+        adaptive dealers), else None.
+    size : int or None
+        The size of that pool.
+
+    Examples
+    --------
+    >>> plan = DealerPlan.of({"kind": "spread", "measure": "bits", "bins": 4, "size": 1000})
+    >>> plan.kind, plan.learns, plan.size
+    ('spread', False, 1000)
+    >>> plan.make().arms[0]
+    'bits [5.169, 19.02)'
+    >>> rule = plan.make().choose_rule(np.random.default_rng(0)).rule
+    >>> plan.figures(rule.text) == tuple(m(rule) for m in measures())
+    True
+    >>> DealerPlan.of("red(card)").make()
+    FixedDealer(rule='red(card)')
+    """
+
+    kind: str
+    params: Mapping[str, Any]
+    learns: bool
+    grammar: Grammar | None = None
+    size: int | None = None
+
+    @classmethod
+    def of(cls, spec: Mapping[str, Any] | str | Rule, dealer: Dealer | None = None) -> DealerPlan:
+        """The plan of the dealer ``spec`` describes (see `make_dealer`); ``dealer``, when
+        given, is the dealer already made from it (it is not made again)."""
+        if dealer is None:
+            dealer = make_dealer(copy.deepcopy(spec))
+        if isinstance(spec, str | Rule):
+            kind, params = "fixed", {"rule": spec}
+        else:
+            kind = str(spec["kind"]).strip()
+            params = {key: value for key, value in spec.items() if key != "kind"}
+        pooled = isinstance(dealer, _PoolDealer)
+        return _interned(
+            kind,
+            copy.deepcopy(params),
+            learns(dealer),
+            dealer._grammar if pooled else None,
+            dealer._size if pooled else None,
+        )
+
+    def make(self) -> Dealer:
+        """A fresh dealer of the plan (its parameters were checked when it was made)."""
+        return DEALERS.class_of(self.kind)(**copy.deepcopy(dict(self.params)))
+
+    def figures(self, rule: str) -> tuple[int | float, ...]:
+        """The complexity figures of a rule's text, one per measure in the order of
+        `eleusis_lab.rules.complexity.measures`: a rule of the plan's pool has them
+        from the pool (computed once per machine), any other rule, and a measure the
+        pool has no column for, once per process."""
+        known = self._figures.setdefault(rule, {})
+        missing = [measure for measure in measures() if measure not in known]
+        if missing:
+            pooled = (
+                None if self.grammar is None else _pool(self.grammar, self.size).figures_of(rule)
+            )
+            parsed = None
+            for measure in missing:
+                if pooled is not None and measure.name in pooled:
+                    known[measure] = measure.cast(pooled[measure.name])
+                    continue
+                parsed = parsed or parse(rule)
+                known[measure] = measure(parsed)
+        return tuple(known[measure] for measure in measures())
+
+    @functools.cached_property
+    def _figures(self) -> dict[str, dict[Measure, int | float]]:
+        return {}
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # The same plan in the process it is sent to, so figures computed there serve
+        # every shard the process plays.
+        return _interned, (self.kind, dict(self.params), self.learns, self.grammar, self.size)
+
+    def __repr__(self) -> str:
+        return f"DealerPlan(kind={self.kind!r}, params={dict(self.params)!r}, learns={self.learns})"
+
+
+#: The plans of this process, one per dealer (see `DealerPlan.__reduce__`).
+_PLANS: dict[str, DealerPlan] = {}
+
+
+def _interned(
+    kind: str, params: dict[str, Any], learning: bool, grammar: Grammar | None, size: int | None
+) -> DealerPlan:
+    key = repr((kind, _jsonable(params), learning, grammar, size))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = DealerPlan(kind, params, learning, grammar, size)
+    return plan

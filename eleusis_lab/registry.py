@@ -1,4 +1,8 @@
-"""Finding agent classes by name: entry points and ``module:Class`` specs.
+"""Plug-ins by name (`Registry`), and agent classes by name or ``module:Class``.
+
+Every kind of plug-in, agents, dealer kinds, games and complexity measures, is kept by
+one `Registry`: the built-in ones, the entry points of its group, and those added in a
+process.
 
 The engine never imports the ``agents`` package by module name. An agent is named
 either by a registered name (an entry point of the group ``eleusis_lab.agents``, which
@@ -27,17 +31,19 @@ import functools
 import importlib
 import inspect
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from eleusis_lab.agent import Agent, _init_parameters
+from eleusis_lab.errors import ConfigError
 
 __all__ = [
     "AGENTS",
     "GROUP",
     "AgentRegistry",
     "AgentSpecError",
+    "Registry",
     "UnknownAgentError",
     "agent_class",
     "available_agents",
@@ -52,6 +58,9 @@ __all__ = [
 GROUP = "eleusis_lab.agents"
 
 
+T = TypeVar("T")
+
+
 class AgentSpecError(ValueError):
     """An agent spec that cannot be made into an agent (bad import, not an Agent, ...)."""
 
@@ -60,53 +69,170 @@ class UnknownAgentError(AgentSpecError):
     """A name that is neither a registered agent nor a ``module:Class`` spec."""
 
 
-class AgentRegistry:
-    """Agent classes found by name in one entry-point group, or as ``module:Class``.
+class Registry(Mapping[str, T], Generic[T]):
+    """The plug-ins of one kind by name: built in, installed, or added in this process.
 
-    One registry per kind of agent: `AGENTS` (Eleusis, `Agent` subclasses) and, in
-    `eleusis_lab.secrets.agent`, the Secrets players; the dealer kinds of
-    `eleusis_lab.dealers` are found the same way (`eleusis_lab.dealers.DEALERS`).
-    ``noun`` names the kind in messages, ``example`` is a ``module:Class`` to show,
-    ``known`` introduces the list of names in the error for an unknown one. ``builtins``
-    maps names to classes the registry knows without entry points (an entry point of
-    the same name does not replace one); they are listed first, in their order.
+    Every kind of plug-in is found this way: the Eleusis agents (`AGENTS`), the Secrets
+    players (`eleusis_lab.secrets.agent.SECRETS_AGENTS`), the dealer kinds
+    (`eleusis_lab.dealers.DEALERS`), the games (`eleusis_lab.games.table.GAMES`) and the
+    complexity measures (`eleusis_lab.rules.complexity.measures`). The names are those
+    of ``built_in`` (first, in their order), then the entry points of ``group`` (read
+    once per process, by name), then those `add` put in this process (which may take an
+    installed name's place, until `remove`).
 
+    A registry holds classes or objects:
+
+    - with an ``example`` (a ``module:Class`` to show in messages), subclasses of
+      ``kind``: an entry point is imported only when its name is asked for, any
+      importable subclass is found by ``module:Class`` too, and `make` builds one from
+      a spec with parameters, ``name(key=value, ...)``; a name unknown or a class that
+      does not do raises `UnknownAgentError` or `AgentSpecError`. An entry point of a
+      built-in name does not replace it.
+    - without, objects of type ``kind``, each with a ``name``: every entry point is
+      loaded the first time the registry is read, and one that fails to load, is not a
+      ``kind`` of its name, or takes a built-in name, is a `ConfigError`.
+
+    ``noun`` names the kind in messages; ``known`` introduces the list of names in the
+    error for an unknown one.
+
+    Examples
+    --------
     >>> AGENTS.make("oracle")
     OracleAgent(choice='random')
+    >>> from collections import namedtuple
+    >>> Toy = namedtuple("Toy", "name")
+    >>> toys = Registry("eleusis_lab.toys", Toy, "toy", built_in=[Toy("a")])
+    >>> toys.add(Toy("b")).name, list(toys)
+    ('b', ['a', 'b'])
+    >>> toys.remove("b"); list(toys)
+    ['a']
     """
 
     def __init__(
         self,
         group: str,
-        base: type,
+        kind: type,
         noun: str,
-        example: str,
-        known: str,
-        builtins: Mapping[str, type] | None = None,
+        *,
+        built_in: Iterable[T] | Mapping[str, T] = (),
+        example: str | None = None,
+        known: str | None = None,
     ):
-        self.group, self.base, self.noun, self.example, self.known = (
-            group,
-            base,
-            noun,
-            example,
-            known,
+        self.group, self.kind, self.noun = group, kind, noun
+        self.example, self.known = example, known or f"known {noun}s"
+        self.builtins: dict[str, T] = (
+            dict(built_in) if isinstance(built_in, Mapping) else {o.name: o for o in built_in}
         )
-        self.builtins = dict(builtins or {})
+        self._installed: dict[str, T] | None = None
+        self._added: dict[str, T] = {}
+        self._all: dict[str, T] | None = None
+
+    @property
+    def of_classes(self) -> bool:
+        """Whether the registry holds classes (found by ``module:Class`` too)."""
+        return self.example is not None
+
+    #: The kind's base class, as the registries of classes call it.
+    base = property(lambda self: self.kind)
 
     @functools.cached_property
     def _entries(self) -> dict[str, EntryPoint]:
         # Reading the installed distributions' metadata takes milliseconds: do it once.
         return {entry.name: entry for entry in entry_points(group=self.group)}
 
+    # -- what is there --------------------------------------------------------------------
+
     def available(self) -> dict[str, str]:
-        """The registered names and the ``module:Class`` each one points to: the
-        built-in ones first, then the entry points by name."""
-        names = {
-            name: f"{cls.__module__}:{cls.__qualname__}" for name, cls in self.builtins.items()
-        }
+        """The names and where each one is found (``module:Class``, or an entry point's
+        value), without importing anything: the built-in ones first, then the entry
+        points by name, then those added."""
+        names = {name: _where(obj) for name, obj in self.builtins.items()}
         for name, entry in sorted(self._entries.items()):
             names.setdefault(name, entry.value)
+        names.update((name, _where(obj)) for name, obj in self._added.items())
         return names
+
+    def installed(self) -> dict[str, T]:
+        """The built-in plug-ins and those of installed packages (a registry of objects
+        loads them once)."""
+        if self._installed is None:
+            if self.of_classes:
+                return {name: self.class_of(name) for name in self.available()}
+            found = dict(self.builtins)
+            for name, entry in sorted(self._entries.items()):
+                where = f"{self.noun} entry point {name!r} ({entry.value})"
+                try:
+                    obj = entry.load()
+                except Exception as error:  # a broken package: say which, in one line
+                    raise ConfigError(f"{where}: cannot load it: {error}") from None
+                if not isinstance(obj, self.kind) or obj.name != name:
+                    kind = self.kind.__name__
+                    raise ConfigError(f"{where}: expected a {kind} named {name!r}, got {obj!r}")
+                if name in found:
+                    raise ConfigError(f"{where}: a {self.noun} of that name exists already")
+                found[name] = obj
+            self._installed = found
+        return self._installed
+
+    def reload(self) -> None:
+        """Read the entry points again (after packages were installed in this process)."""
+        self.__dict__.pop("_entries", None)
+        self._installed = self._all = None
+
+    def added(self) -> dict[str, T]:
+        """Those `add` put in, in order."""
+        return dict(self._added)
+
+    def add(self, obj: T) -> T:
+        """Put ``obj`` in under its name, in this process; return it."""
+        self._added[obj.name] = obj
+        self._all = None
+        return obj
+
+    def remove(self, name: str) -> None:
+        """Take back what `add` put in under ``name`` (KeyError for any other name)."""
+        del self._added[name]
+        self._all = None
+
+    def _everything(self) -> dict[str, T]:
+        if self._all is None:
+            if self.of_classes:  # names only: a class is imported when asked for
+                return dict.fromkeys(self.available())  # type: ignore[arg-type]
+            self._all = {**self.installed(), **self._added}
+        return self._all
+
+    def __getitem__(self, name: str) -> T:
+        if self.of_classes:
+            if name not in self.available():
+                raise KeyError(name)
+            return self.class_of(name)  # type: ignore[return-value]
+        return self._everything()[name]
+
+    def __contains__(self, name: object) -> bool:  # without importing a class
+        return name in self._everything()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._everything())
+
+    def __len__(self) -> int:
+        return len(self._everything())
+
+    def __repr__(self) -> str:
+        return f"{self.noun}s({', '.join(self)})"
+
+    # A registry is one place, not a value: equal to itself only (and hashable, as a
+    # default value of a dataclass field).
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __getstate__(self) -> dict[str, Any]:
+        # sent to an isolated agent's process: the entry points are read again there
+        state = {key: value for key, value in self.__dict__.items() if key != "_entries"}
+        return {**state, "_installed": None, "_all": None}
+
+    # -- classes by name --------------------------------------------------------------------
 
     def agent_class(self, spec: str) -> type:
         """The class named by ``spec`` (a registered name or ``module:Class``).
@@ -123,8 +249,10 @@ class AgentRegistry:
         spec = spec.strip()
         if ":" in spec:
             return self._import_class(spec, f"{self.noun} {spec!r}")
+        if spec in self._added:
+            return self._added[spec]  # type: ignore[return-value]
         if spec in self.builtins:
-            return self.builtins[spec]
+            return self.builtins[spec]  # type: ignore[return-value]
         entry = self._entries.get(spec)
         if entry is None:
             known = ", ".join(self.available()) or "none registered"
@@ -157,11 +285,11 @@ class AgentRegistry:
                 obj = getattr(obj, part)
         except AttributeError:
             raise AgentSpecError(f"{label}: module {module_name!r} has no {qualname!r}") from None
-        if not (isinstance(obj, type) and issubclass(obj, self.base)):
-            article = "an" if self.base.__name__[0] in "AEIOU" else "a"
+        if not (isinstance(obj, type) and issubclass(obj, self.kind)):
+            article = "an" if self.kind.__name__[0] in "AEIOU" else "a"
             raise AgentSpecError(
-                f"{label}: {qualname!r} is not {article} {self.base.__name__} subclass"
-                f" ({self.base.__module__})"
+                f"{label}: {qualname!r} is not {article} {self.kind.__name__} subclass"
+                f" ({self.kind.__module__})"
             )
         return obj
 
@@ -199,10 +327,6 @@ class AgentRegistry:
                 f"unknown {self.noun} {spec!r}; {self.known}: {names} (or give 'module:Class')"
             )
         return spec, known[spec], params
-
-    def __getstate__(self) -> dict[str, Any]:
-        # sent to an isolated agent's process: the entry points are read again there
-        return {key: value for key, value in self.__dict__.items() if key != "_entries"}
 
     def resolve(self, spec: str, **params: Any) -> tuple[str, type, dict[str, Any]]:
         """The name, class and parameters of ``spec`` (with ``params``), the parameters
@@ -258,6 +382,26 @@ class AgentRegistry:
         if not specs or not all(specs):
             raise AgentSpecError(f"expected comma-separated {self.noun} names, got {text!r}")
         return [self.make(spec) for spec in specs]
+
+
+class AgentRegistry(Registry):
+    """A `Registry` of classes, made with the arguments in the order of old: ``group``,
+    ``base`` (the kind), ``noun``, ``example``, ``known`` and ``builtins``.
+
+    >>> AGENTS.agent_class("oracle").__name__
+    'OracleAgent'
+    """
+
+    def __init__(
+        self,
+        group: str,
+        base: type,
+        noun: str,
+        example: str,
+        known: str,
+        builtins: Mapping[str, type] | None = None,
+    ):
+        super().__init__(group, base, noun, built_in=builtins or {}, example=example, known=known)
 
 
 def class_spec_problem(spec: str) -> str | None:
@@ -379,6 +523,12 @@ def _changed_params(agent: Any) -> dict[str, Any]:
         or type(value) is not type(signature[name].default)
         or value != signature[name].default
     }
+
+
+def _where(obj: Any) -> str:
+    """The ``module:Class`` of a class, or of an object's class."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _one_line(error: BaseException) -> str:

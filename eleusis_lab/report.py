@@ -67,7 +67,7 @@ from eleusis_lab.analysis import (
     model_usage,
 )
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.games.table import GAMES
+from eleusis_lab.games.table import GAMES, game_columns
 from eleusis_lab.record import TURN_CAP
 from eleusis_lab.rules.complexity import complexity_columns, get_measure
 from eleusis_lab.shards import rerun_game
@@ -1004,10 +1004,16 @@ def _leaderboard_html(board: pd.DataFrame) -> str:
             "plays_ci_high",
             0,
         ),
-        ("prediction accuracy", "prediction_accuracy", "accuracy_ci_low", "accuracy_ci_high", 3),
-        ("rule found", "success_rate", "success_ci_low", "success_ci_high", 2),
+        # then the summaries of the games' own columns, as each game declares them
+        *(
+            (column.heading, *column.summary_columns, column.digits)
+            for column in game_columns()
+            if column.summary is not None
+        ),
     ]
-    columns = [column for column in columns if board[column[1]].notna().any()]
+    columns = [
+        column for column in columns if column[1] in board and board[column[1]].notna().any()
+    ]
     header = "".join(f"<th>{html.escape(c)}</th>" for c in [*head, "games"])
     header += "".join(f"<th>{html.escape(title)}</th>" for title, *_ in columns)
     lines = [f"<table><tr>{header}</tr>"]

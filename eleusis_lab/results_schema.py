@@ -16,11 +16,13 @@ from typing import Any
 
 import pyarrow as pa
 
+from eleusis_lab.games.table import game_columns
 from eleusis_lab.rules.complexity import measures
 
-__all__ = ["EVENT_SCHEMA", "TIMING_COLUMNS", "row_schema"]
+__all__ = ["EVENT_SCHEMA", "TIMING_COLUMNS", "core_columns", "row_schema"]
 
-#: The columns of a row but the complexity columns, which `row_schema` inserts.
+#: The columns of a row but the complexity columns and the games' own, which
+#: `row_schema` inserts.
 _ROW_FIELDS = pa.schema(
     [
         ("experiment", pa.string()),
@@ -61,10 +63,7 @@ _ROW_FIELDS = pa.schema(
         ("tokens_out", pa.int64()),
         ("reasoning_tokens", pa.int64()),
         ("model_seconds", pa.float64()),
-        ("prediction_accuracy", pa.float64()),  # Delphi: share of correct tokens; else null
-        ("success", pa.bool_()),  # solo: the rule was found; other games: null
-        ("found_turn", pa.int64()),  # solo: the turn it was found on; null: not found
-        ("wrong_declarations", pa.int64()),  # solo: declarations judged wrong
+        # here: the columns the registered games declare (GameType.columns), in order
         ("end", pa.string()),  # how the game ended, in its own words
         ("config", pa.string()),  # the game's options, JSON
         ("table", pa.string()),  # every seat's agent, JSON: what `rerun_game` needs
@@ -73,6 +72,23 @@ _ROW_FIELDS = pa.schema(
 )
 
 _MEASURES_AFTER = "rule_name"  # the complexity columns follow this one
+_GAMES_AFTER = "model_seconds"  # the games' own columns follow this one
+
+
+def _core_fields() -> list[pa.Field]:
+    fields = list(_ROW_FIELDS)
+    at = _ROW_FIELDS.get_field_index(_MEASURES_AFTER) + 1
+    fields[at:at] = [pa.field(m.column, pa.type_for_alias(m.dtype)) for m in measures()]
+    return fields
+
+
+def core_columns() -> tuple[str, ...]:
+    """The columns every game's rows have, those of `row_schema` but the games' own.
+
+    >>> "score" in core_columns(), "success" in core_columns()
+    (True, False)
+    """
+    return tuple(field.name for field in _core_fields())
 
 
 def row_schema() -> pa.Schema:
@@ -81,14 +97,21 @@ def row_schema() -> pa.Schema:
     The rule's complexity columns, ``rule_NAME``, one per measure of
     `eleusis_lab.rules.complexity.measures` in its order, follow ``rule_name``; with the
     built-in measures, ``rule_nodes``, ``rule_bits``, ``rule_acceptance`` and
-    ``rule_classes``. ``ROW_SCHEMA`` is the same, read when it is named.
+    ``rule_classes``. The columns the registered games declare
+    (`eleusis_lab.games.table.game_columns`, null in the rows of other games) follow
+    ``model_seconds``. ``ROW_SCHEMA`` is the same, read when it is named.
 
     >>> row_schema().names[9:15]
     ['rule', 'rule_name', 'rule_nodes', 'rule_bits', 'rule_acceptance', 'rule_classes']
+    >>> names = row_schema().names
+    >>> names[names.index("model_seconds") + 1 : names.index("end")]
+    ['prediction_accuracy', 'success', 'found_turn', 'wrong_declarations']
     """
-    fields = list(_ROW_FIELDS)
-    at = _ROW_FIELDS.get_field_index(_MEASURES_AFTER) + 1
-    fields[at:at] = [pa.field(m.column, pa.type_for_alias(m.dtype)) for m in measures()]
+    fields = _core_fields()
+    names = [field.name for field in fields]
+    at = names.index(_GAMES_AFTER) + 1
+    columns = game_columns(core=names)  # a game's column named as a core one: refused
+    fields[at:at] = [pa.field(c.name, pa.type_for_alias(c.dtype)) for c in columns]
     return pa.schema(fields)
 
 

@@ -57,7 +57,6 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from eleusis_lab.dealers import learns, make_dealer, rule_pool
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.llm_cache_mode import CACHE_MODE_ENV
 from eleusis_lab.progress import GameTicks, tick
@@ -66,7 +65,6 @@ from eleusis_lab.shards import (
     Shard,
     ShardResult,
     add_rule_figures,
-    know_rule_figures,
     play_shard,
 )
 from eleusis_lab.spec import Cell, ExperimentSpec, check_jobs, check_output_folder, load_spec
@@ -156,7 +154,7 @@ def shard_size(cell: Cell, units: int) -> int:
     >>> shard_size(spec.cells[0], 20), shard_size(spec.cells[0], 1000)
     (10, 50)
     """
-    if cell.dealer is not None and learns(make_dealer(cell.dealer)):
+    if cell.dealer_plan is not None and cell.dealer_plan.learns:
         return cell.shard_size
     per_deal = cell.lineup.games_per_deal
     half = -(-units // 2)
@@ -169,7 +167,7 @@ def shard_size(cell: Cell, units: int) -> int:
 def _in_process(shards: Sequence[Shard], ticks: GameTicks, out: Path) -> Iterator[ShardResult]:
     for shard in shards:
         on_game = functools.partial(ticks.count, shard.name)
-        yield play_shard(shard, figures=False, on_game=on_game, out=out)
+        yield play_shard(shard, on_game=on_game, out=out)
 
 
 class _Stopped(Exception):
@@ -201,7 +199,7 @@ def _threads(
             if (over.is_set() or stop.is_set()) and played < shard.games:
                 raise _Stopped  # the shard is not whole: not kept
 
-        return play_shard(shard, figures=False, on_game=on_game, out=out)
+        return play_shard(shard, on_game=on_game, out=out)
 
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eleusis-lab shard")
     try:
@@ -223,7 +221,7 @@ def _in_worker(shard: Shard, address: Any, authkey: bytes, out: Path) -> ShardRe
     the run after each game (`eleusis_lab.progress`)."""
     _watch_parent()
     on_game = functools.partial(tick, address, authkey, shard.name)
-    return play_shard(shard, figures=False, on_game=on_game, out=out)
+    return play_shard(shard, on_game=on_game, out=out)
 
 
 @functools.cache  # once per worker process
@@ -304,7 +302,7 @@ def _dask(
     else:
         client = scheduler  # a distributed.Client the caller keeps
     on_client(client)
-    futures = client.map(play_shard, list(shards), figures=False, out=str(out), pure=False)
+    futures = client.map(play_shard, list(shards), out=str(out), pure=False)
     pending = set(futures)
     try:
         for future in as_completed(futures):
@@ -354,13 +352,15 @@ def _results(
     return _joblib(shards, jobs, ticks, out)
 
 
-def _know_pools(spec: ExperimentSpec) -> None:
-    """Take the figures of the rules of the dealers' pools from the pools (built already)."""
-    for text in {_json_text(cell.dealer) for cell in spec.cells if cell.dealer is not None}:
-        params = make_dealer(json.loads(text)).get_params()
-        if "grammar" in params and "size" in params:
-            with contextlib.suppress(ConfigError, TypeError, ValueError):
-                know_rule_figures(rule_pool(params["grammar"], params["size"]))
+def _in_our_columns(result: ShardResult) -> Any:
+    """A shard's rows in the columns this run writes. Workers fill in the rules'
+    figures; only a measure registered in this process alone (a script's, which the
+    workers do not know) leaves a column to fill here, by the cell's dealer plan."""
+    rows = result.rows
+    if rows.schema.equals(row_schema()):
+        return rows
+    plan = result.shard.cell.dealer_plan
+    return add_rule_figures(rows, None if plan is None else plan.figures)
 
 
 def _check_columns(out: Path, stored: Iterable[str]) -> None:
@@ -386,10 +386,6 @@ def _check_columns(out: Path, stored: Iterable[str]) -> None:
             " (eleusis_lab.rules.complexity.measures); resume with the measures it was"
             " written with, or run into another folder"
         )
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
 
 
 # -- metadata -------------------------------------------------------------------------------
@@ -634,8 +630,6 @@ def _run_locked(
         manifest["shards"].pop(bad.shard, None)
     write_manifest(out, manifest)
     todo = [shard for shard in shards if shard.name not in stored]
-    if todo:  # the pools' figures serve the rows to write; a finished run reads its own
-        _know_pools(spec)
     run = {
         "started": _now(),
         "status": "running",
@@ -734,7 +728,7 @@ def _run_locked(
             ) as results,
         ):
             for result in results:
-                rows = add_rule_figures(result.rows)
+                rows = _in_our_columns(result)
                 store(result.shard.name, rows, result.events)
                 run["shards_run"] += 1
                 run["games_run"] += result.games

@@ -39,7 +39,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import json
 import time
@@ -53,7 +52,6 @@ import pyarrow as pa
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
-from eleusis_lab.dealers import make_dealer
 from eleusis_lab.engines import seat_usage
 from eleusis_lab.games.table import GAMES, Outcome
 from eleusis_lab.isolation import isolated, release
@@ -73,7 +71,6 @@ __all__ = [
     "ShardResult",
     "add_rule_figures",
     "game_seed",
-    "know_rule_figures",
     "play_shard",
     "rerun_game",
     "row_schema",
@@ -165,30 +162,21 @@ def rule_figures(rule: str) -> tuple[int | float, ...]:
     return tuple(figures)
 
 
-def know_rule_figures(table: Any) -> None:
-    """Remember figures already computed elsewhere, e.g. a dealer's pool
-    (`eleusis_lab.dealers.rule_pool`): a table with ``rule`` and a column per measure,
-    named as the measure (``nodes``, ``bits`` ...); the measures it has no column for
-    are left to compute."""
-    present = [measure for measure in measures() if measure.name in table]
-    columns = [table[measure.name] for measure in present]
-    for rule, *figures in zip(table["rule"], *columns, strict=True):
-        known = _FIGURES.setdefault(str(rule), {})
-        for measure, value in zip(present, figures, strict=True):
-            known.setdefault(measure, measure.cast(value))
-
-
-def add_rule_figures(rows: pa.Table) -> pa.Table:
+def add_rule_figures(
+    rows: pa.Table, figures_of: Callable[[str], tuple[int | float, ...]] | None = None
+) -> pa.Table:
     """``rows`` with the complexity columns filled in from each row's ``rule``, in the
-    columns of `row_schema`.
+    columns of `row_schema` (the measures registered in this process).
 
-    Workers leave them empty and the runner fills them, so that each rule's figures
-    are computed once per run, not once per worker (and a measure registered in the
-    runner's process only is filled in too).
+    A shard's rows come with their figures (`play_shard`); the runner fills them again
+    only for rows whose columns are not its own: a measure registered in its process
+    alone, which the workers do not know. ``figures_of`` gives a rule's figures (the
+    cell's `eleusis_lab.dealers.DealerPlan.figures`; default `rule_figures`).
     """
     schema, found = row_schema(), measures()
+    figures_of = rule_figures if figures_of is None else figures_of
     texts = rows.column("rule").to_pylist()
-    figures = [None if text is None else rule_figures(text) for text in texts]  # Secrets: None
+    figures = [None if text is None else figures_of(text) for text in texts]  # Secrets: None
     filled = {
         measure.column: pa.array(
             [None if each is None else each[k] for each in figures],
@@ -286,14 +274,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=_jsonable)
 
 
-#: Columns an `Outcome` fills for some games only (a tuple per seat, or None).
-_EXTRA_COLUMNS = ("prediction_accuracy", "success", "found_turn", "wrong_declarations")
-
-
-def _at(values: tuple | None, seat: int) -> Any:
-    return None if values is None else values[seat]
-
-
 @functools.lru_cache(maxsize=1024)
 def _parsed(text: str) -> Rule:
     return parse(text)
@@ -318,7 +298,8 @@ class _ShardPlayer:
         self.config = self.game.make_config(cell.config)
         self.config_json = _dumps(self.config.to_dict())
         # A game without a rule (Secrets) has no dealer.
-        self.dealer = None if cell.dealer is None else make_dealer(copy.deepcopy(cell.dealer))
+        self.plan = cell.dealer_plan
+        self.dealer = None if self.plan is None else self.plan.make()
         self.dealer_params = None if self.dealer is None else _dumps(self.dealer.get_params())
         self.rng = dealer_rng(cell.seed, shard.index)
         self.rows: list[dict[str, Any]] = []
@@ -360,7 +341,7 @@ class _ShardPlayer:
             self.dealer.record_score(chosen, outcome.dealer_score)
 
         arm = getattr(chosen, "arm", None)
-        figures = rule_figures(record.rule) if self.figures and rule else None
+        figures = self.plan.figures(record.rule) if self.figures and self.plan and rule else None
         faults = [0] * len(agents)
         for fault in getattr(record, "faults", ()):
             faults[fault.seat] += fault.count  # a retired seat's stop: every call it stands for
@@ -368,7 +349,6 @@ class _ShardPlayer:
         usage = [seat_usage(agent) for agent in agents]
         for agent in agents:  # an isolated agent's process serves the next game's
             release(agent)
-        extra = {name: getattr(outcome, name) for name in _EXTRA_COLUMNS}
         common = {
             "experiment": cell.experiment,
             "cell": cell.label,
@@ -413,7 +393,8 @@ class _ShardPlayer:
                     "faults": faults[seat],
                     **usage[seat],
                     "participant": None if participants is None else participants[seat],
-                    **{name: _at(values, seat) for name, values in extra.items()},
+                    # the game's own columns (GameType.columns); other games' stay null
+                    **{name: values[seat] for name, values in outcome.extra.items()},
                 }
             )
         if cell.events:
@@ -459,8 +440,9 @@ def play_shard(
     shard : Shard
         Which units of which cell.
     figures : bool
-        Fill in the rules' complexity columns; False leaves them empty, for
-        `add_rule_figures` to fill in later (the runner does so, once per rule).
+        Fill in the rules' complexity columns (from the cell's
+        `eleusis_lab.dealers.DealerPlan`: a rule of its pool from the pool, another
+        once per process); False leaves them empty.
     on_game : callable, optional
         Called after each game (the runner's progress bar).
     out : str or Path, optional

@@ -106,7 +106,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.engines import MOST_SECONDS, is_seconds
@@ -119,6 +119,9 @@ from eleusis_lab.registry import (
     split_params,
 )
 from eleusis_lab.rules.reach import time_limit
+
+if TYPE_CHECKING:  # pandas: not at start-up
+    from eleusis_lab.dealers import DealerPlan
 
 __all__ = [
     "AgentSpec",
@@ -329,7 +332,8 @@ class Cell:
     lineup : Lineup
         Who sits at the table.
     dealer : dict or str
-        The dealer's spec, for `eleusis_lab.dealers.make_dealer`.
+        The dealer's spec, for `eleusis_lab.dealers.make_dealer` (None: a game without a
+        rule).
     config : dict
         The game's options.
     seed : int
@@ -346,6 +350,10 @@ class Cell:
         With a number, every agent plays from a process of its own and may take that
         many seconds per call (`eleusis_lab.isolation`); None: in the worker's process.
         The rows are the same either way, so it is not part of the cell's `key`.
+    dealer_plan : DealerPlan or None
+        The dealer as `load_spec` checked it (`eleusis_lab.dealers.DealerPlan`): what
+        each shard builds its dealer from, and whether it learns. Made from ``dealer``
+        when not given.
     """
 
     experiment: str
@@ -362,6 +370,13 @@ class Cell:
     events: bool = False
     predictions: bool = False
     isolate: float | None = None
+    dealer_plan: DealerPlan | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.dealer is not None and self.dealer_plan is None:
+            from eleusis_lab.dealers import DealerPlan  # pandas: not at start-up
+
+            object.__setattr__(self, "dealer_plan", DealerPlan.of(self.dealer))
 
     @property
     def label(self) -> str:
@@ -679,15 +694,16 @@ def _games_named(data: Mapping) -> list[str]:
     return list(games) if isinstance(games, list) else [data.get("game", DEFAULT_GAME)]
 
 
-def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
-    """The dealer's spec, checked: it builds, and suits every game it deals for.
+def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> tuple[Any, DealerPlan]:
+    """The dealer's spec, checked (it builds, and suits every game it deals for), and
+    its plan, made from the dealer built to check it.
 
     A fixed rule (a text, or ``kind = "fixed"``) is checked within the time limit of a
     rule someone typed (`eleusis_lab.rules.reach.time_limit`): the answer or the budget
     error within about a second. Never a pool's dealer: building a pool would leave
     out the rules the limit stops.
     """
-    from eleusis_lab.dealers import make_dealer  # pandas: not at start-up
+    from eleusis_lab.dealers import DealerPlan, make_dealer  # pandas: not at start-up
 
     if not isinstance(value, str | Mapping):
         raise ConfigError(f"{source}: {where}: expected a string or a table, got {value!r}")
@@ -704,7 +720,7 @@ def _check_dealer(value: Any, where: str, source: str, games: list[str]) -> Any:
         if message.startswith(("dealer.", "dealer:")):  # make_dealer names its own keys
             raise ConfigError(f"{source}: {where}{message[len('dealer') :]}") from None
         raise ConfigError(f"{source}: {where}: {message}") from None
-    return value
+    return value, DealerPlan.of(value, dealer)
 
 
 def _check_config(game: str, options: dict, where: str, source: str) -> None:
@@ -876,7 +892,7 @@ def load_spec(
     fewest_players = min(GAMES[game].min_players for game in games_played)
 
     # Check each value where it is written, so the message names the right key.
-    checked_dealers: dict[str, Any] = {}
+    checked_dealers: dict[str, tuple[Any, DealerPlan]] = {}  # by the dealer's JSON text
 
     def check(key: str, value: Any, where: str, game: str) -> Any:
         if key == "players":
@@ -892,7 +908,7 @@ def load_spec(
             text = _json(value)
             if text not in checked_dealers:
                 checked_dealers[text] = _check_dealer(value, where, source, sorted(games_played))
-            return checked_dealers[text]
+            return checked_dealers[text][0]
         if key == "game":
             return value
         option = key.split(".", 1)[1]
@@ -954,6 +970,11 @@ def load_spec(
                     players=players,
                     lineup=lineup,
                     dealer=settings["dealer"],
+                    dealer_plan=(
+                        None
+                        if settings["dealer"] is None
+                        else checked_dealers[_json(settings["dealer"])][1]
+                    ),
                     config=options,
                     seed=settings["seed"],
                     unit=unit,

@@ -8,7 +8,8 @@ import pickle
 import numpy as np
 import pytest
 
-from eleusis_agents.bayes import POLICIES, BayesAgent, base_log_prior
+from eleusis_agents.bayes import POLICIES, BayesAgent
+from eleusis_agents.hypothesis_model import base_log_prior
 from eleusis_agents.simple import RandomAgent
 from eleusis_lab.agent import Event, GameInfo, Observation, clone
 from eleusis_lab.cards import parse_card, parse_cards, standard_deck
@@ -407,13 +408,14 @@ def test_the_shipped_calibration_holds_for_the_default_model_in_solo_only():
     assert stated(BayesAgent(**SMALL), "solo") is None  # another model: the posterior
 
 
-def test_the_base_prior_is_computed_once_per_space_and_normalised():
-    from eleusis_agents.bayes import base_log_prior
+def test_the_base_prior_is_computed_once_per_model_and_normalised():
+    from eleusis_agents.hypothesis_model import HypothesisModel
 
     space = build_space("colours_suits", max_hypotheses=500, cache=False)
-    first = base_log_prior(space, "bits", 1e-3)
-    assert base_log_prior(space, "bits", 1e-3) is first  # the next games reuse it
+    first = HypothesisModel(space, "bits", 1e-3).log_prior()
+    assert HypothesisModel(space, "bits", 1e-3).log_prior() is first  # the next games reuse it
     assert not first.flags.writeable
     assert np.logaddexp.reduce(first) == pytest.approx(0.0, abs=1e-12)
-    other = base_log_prior(space, "bits", 1e-3, acceptability="solo")
+    assert np.array_equal(first, base_log_prior(space, "bits", 1e-3))
+    other = HypothesisModel(space, "bits", 1e-3, acceptability="solo").log_prior()
     assert other is not first and not np.array_equal(other, first)

@@ -229,9 +229,9 @@ def test_the_shared_opening_is_the_agents_own_posterior_to_the_bit():
     [{}, {"prior": "spread", "fallback": 0.0}, {"unacceptable": 0.0, "prior": "uniform"}],
 )
 def test_the_cached_log_prior_is_the_one_computed_for_each_game(model):
-    """`padded_log_prior` against the computation each game made, and a refutation in
-    one agent's copy leaves the next game's alone."""
-    from eleusis_agents.bayes import base_log_prior
+    """`HypothesisModel.padded_log_prior` against the computation each game made, and a
+    refutation in one agent's copy leaves the next game's alone."""
+    from eleusis_agents.hypothesis_model import base_log_prior
 
     agent = BayesAgent(**MODEL, **model)
     agent.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
@@ -244,7 +244,7 @@ def test_the_cached_log_prior_is_the_one_computed_for_each_game(model):
     expected = np.full(space.padded_size, -np.inf, dtype=np.float32)
     expected[: len(space)] = log_prior
     assert np.array_equal(agent.log_prior_, expected)
-    agent._refute(5)
+    agent.refute(5)
     again = BayesAgent(**MODEL, **model)
     again.start_game(GameInfo("classic", 0, 2, (), None), np.random.default_rng(0))
     assert np.array_equal(again.log_prior_, expected)

@@ -19,6 +19,7 @@ import pytest
 
 from eleusis_lab import atomic_files, load_events, load_results, rerun_game, run_experiment, storage
 from eleusis_lab.cli import build_parser
+from eleusis_lab.dealers import DealerPlan
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.record import replay
 from eleusis_lab.runner import RunInterrupted, plan_shards, run_command
@@ -669,7 +670,7 @@ def test_a_finished_run_resumed_from_the_command_line_reads_no_shard(tmp_path, m
         raise AssertionError("a finished run read its rows back")
 
     monkeypatch.setattr(runner, "read_tables", no_reading)
-    monkeypatch.setattr(runner, "_know_pools", no_reading)
+    monkeypatch.setattr(DealerPlan, "make", no_reading)  # and deals no rule
     parsed = build_parser().parse_args(args)
     assert parsed.run(parsed) == 0
     again = capsys.readouterr().out  # the counts come from the manifest

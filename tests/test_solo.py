@@ -497,18 +497,18 @@ class _Fixed:
     def start_game(self, info, rng):
         self.info_ = info
 
-    def _best(self):
+    def best_hypothesis(self):
         total = sum(self.probabilities.values())
         best = max(self.probabilities, key=self.probabilities.get)
         return best, self.probabilities[best] / total
 
-    def _refute(self, hypothesis):
+    def refute(self, hypothesis):
         del self.probabilities[hypothesis]
 
-    def _rule_text(self, hypothesis):
+    def hypothesis_text(self, hypothesis):
         return f"rule {hypothesis}"
 
-    def _leaders(self, context, faces):
+    def leader_verdicts(self, context, faces):
         total = sum(self.probabilities.values())
         p = np.array(list(self.probabilities.values())) / total
         return p, np.ones((len(p), len(faces)), dtype=bool)
@@ -542,7 +542,7 @@ def test_bayes_agents_declare_when_nothing_can_be_learnt_and_it_pays():
         late = _fixed_agent(probabilities)
         assert [late.declare_rule(_after_turn(turn)) for _ in range(5)] == [None] * 5
     learning = _fixed_agent([0.3, 0.2, 0.5])  # every play tells the best, 0.5, from the rest
-    learning._leaders = lambda context, faces: (
+    learning.leader_verdicts = lambda context, faces: (
         np.array([0.3, 0.2, 0.5]),
         np.array([[True] * len(faces), [True] * len(faces), [False] * len(faces)]),
     )

@@ -134,3 +134,55 @@ def test_the_shipped_map_holds_for_calibrated_decisions():
     from eleusis_agents.solo_declaring import calibration_map
 
     assert calibration_map("default", BayesAgent(calibrated_decisions=True)) is not None
+
+
+class _Host:
+    """A `DeclaringHost` through its public methods alone: hypotheses with fixed
+    probabilities that call every face right."""
+
+    declare_confidence = 2 / 3
+
+    def __init__(self, probabilities):
+        self.probabilities = dict(enumerate(probabilities))
+
+    def start_game(self, info, rng):
+        self.info_ = info
+
+    def ranked_hypotheses(self, n):
+        total = sum(self.probabilities.values())
+        ranked = sorted(self.probabilities, key=self.probabilities.get, reverse=True)[:n]
+        return [(key, self.probabilities[key] / total) for key in ranked]
+
+    def best_hypothesis(self):
+        return self.ranked_hypotheses(1)[0]
+
+    def hypothesis_text(self, key):
+        return f"rule {key}"
+
+    def refute(self, key):
+        del self.probabilities[key]
+
+    def leader_verdicts(self, context, faces):
+        probabilities = np.array([p for _, p in self.ranked_hypotheses(len(self.probabilities))])
+        return probabilities, np.ones((len(probabilities), len(faces)), dtype=bool)
+
+
+def test_declaring_asks_its_host_through_the_public_interface_alone():
+    from eleusis_agents.solo_declaring import DeclaringHost
+
+    agent = type("Hosted", (SoloDeclaring, _Host), {"declaring": "threshold"})([0.7, 0.2, 0.1])
+    agent.start_game(object(), None)
+    obs = Observation("solo", 0, 1, (), tuple(parse_cards("2H")), ((),), True)
+    # each declaration asked again means it was wrong: refuted, the next one leads
+    assert [agent.declare_rule(obs) for _ in range(3)] == ["rule 0", "rule 1", "rule 2"]
+    assert agent.probabilities == {2: 0.1}
+    methods = {n for n in vars(DeclaringHost) if not n.startswith("_")}
+    assert methods == {
+        "ranked_hypotheses",
+        "hypothesis_text",
+        "refute",
+        "best_hypothesis",
+        "leader_verdicts",
+    }
+    for cls in (BayesAgent, ContextBayesAgent):
+        assert all(callable(getattr(cls, name)) for name in methods), cls

@@ -7,6 +7,9 @@ this module knows the game: the test registers ``GAME_TYPE`` with
 `eleusis_lab.games.table.register_game` (a package would name it as an entry point of
 ``eleusis_lab.games``), and the command line, replay, the runner, the human seat (through
 the game's view, `TenCardsView`) and the report of a game stopped early read it from there.
+Its results have a column of its own (`STREAK`, each seat's longest run of right cards),
+which reaches the rows, the analysis's line-up table and the report through the
+registry alone.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, parse_card, standard_deck
 from eleusis_lab.games.people import SeatView
-from eleusis_lab.games.table import GameType, Outcome
+from eleusis_lab.games.table import GameType, Outcome, ResultColumn
 from eleusis_lab.record import describe_agent
 from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule, parse
@@ -150,8 +153,24 @@ def ten_cards_layout(record: TenCardsRecord, columns: int = 13, max_rows: int = 
     return "\n".join(lines)
 
 
+#: The game's own column of the results: summarised by its mean in a line-up table.
+STREAK = ResultColumn(
+    "longest_streak", "int64", "the seat's longest run of right cards", "mean", digits=1
+)
+
+
+def longest_streak(events: Sequence[Event], seat: int) -> int:
+    """The most right cards ``seat`` played one after another (its own plays)."""
+    best = run = 0
+    for event in events:
+        if event.seat == seat:
+            run = run + 1 if event.right else 0
+            best = max(best, run)
+    return best
+
+
 def ten_cards_outcome(record: TenCardsRecord) -> Outcome:
-    """What a results table keeps of a game: the scores, no dealer."""
+    """What a results table keeps of a game: the scores, no dealer, and the streaks."""
     seats = range(len(record.agents))
     plays = tuple(sum(e.seat == s for e in record.events) for s in seats)
     wrong = tuple(sum(e.seat == s and not e.right for e in record.events) for s in seats)
@@ -163,6 +182,7 @@ def ten_cards_outcome(record: TenCardsRecord) -> Outcome:
         plays=plays,
         end="plays done",
         events=record.events,
+        extra={STREAK.name: tuple(longest_streak(record.events, s) for s in seats)},
     )
 
 
@@ -204,4 +224,5 @@ GAME_TYPE = GameType(
     sample_game=_sample_game,
     seat_view=TenCardsView,
     scores_so_far=ten_cards_scores_so_far,
+    columns=(STREAK,),
 )

@@ -198,9 +198,9 @@ class BaseAgentSeats:
     ----------
     env : SeatedEnv
         The environment (unwrapped); call `start` after each reset.
-    agents : sequence of agents, or mapping of agent name to agent
-        One per seat, seat 0 first; or some seats only, the others left to other
-        policies.
+    agents : sequence or mapping
+        An agent per seat, seat 0 first; or a mapping of agent names (``"player_1"``)
+        to agents for some seats only, the others left to other policies.
     """
 
     def __init__(self, env: SeatedEnv, agents: Sequence[Any] | Mapping[str, Any]):

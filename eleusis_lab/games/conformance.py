@@ -12,8 +12,12 @@ game, given only its declaration (`eleusis_lab.games.table.GameType`), each of
   scores they give from the record's counts are the `Outcome`'s;
 - survives JSON: `eleusis_lab.record.read_record` of its ``to_json`` is the record;
 - is the same game from the same seed, with fresh players;
-- has an `Outcome` with one entry per seat, as the results table needs;
+- has an `Outcome` with one entry per seat, as the results table needs, and values of
+  the columns the game declares (`GameType.columns`) only;
 - lays out as text.
+
+And where the game names the class of its positions (`GameType.state_type`), it is a
+`eleusis_lab.games.state.GameState`.
 
 And a bad config (an option the game does not have) and a table of the wrong size are
 each a `eleusis_lab.errors.ConfigError`, never another exception. Each failure is an
@@ -31,6 +35,7 @@ from itertools import chain
 import numpy as np
 
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.state import GameState
 from eleusis_lab.games.table import GameType
 from eleusis_lab.record import read_record
 from eleusis_lab.rules.catalog import acceptable_rules
@@ -42,7 +47,9 @@ def check_game(game: GameType, games: int = 20, seed: int = 0) -> None:
     """Play ``games`` seeded random games of ``game`` and check each (module docstring)."""
     for hook in ("replay", "layout"):
         _require(getattr(game, hook) is not None, game.name, f"the game declares no {hook}")
+    _check_state_type(game)
     _check_bad_configs(game)
+    declared = {column.name for column in game.columns}
     rules = game.playable_rules(acceptable_rules())
     for seed_ in range(seed, seed + games):
         rule = rules[np.random.default_rng(seed_).integers(len(rules))] if game.needs_rule else None
@@ -68,7 +75,19 @@ def check_game(game: GameType, games: int = 20, seed: int = 0) -> None:
         _require(seats == game.players, where, f"{seats} scores for {game.players} seats")
         for name in ("wrong_cards", "cards_left", "plays"):
             _require(len(getattr(outcome, name)) == seats, where, f"Outcome.{name} per seat")
+        for name, values in outcome.extra.items():
+            _require(name in declared, where, f"Outcome.extra has {name!r}, a column not declared")
+            _require(len(values) == seats, where, f"Outcome.extra[{name!r}] per seat")
         _require(bool(game.layout(record).strip()), where, "an empty layout")
+
+
+def _check_state_type(game: GameType) -> None:
+    state = game.state_type
+    _require(
+        state is None or (isinstance(state, type) and issubclass(state, GameState)),
+        game.name,
+        f"its state_type {state!r} is not a subclass of {GameState.__module__}.GameState",
+    )
 
 
 def _play(game: GameType, rule, seed: int):

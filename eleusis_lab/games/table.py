@@ -4,7 +4,9 @@ knows of it (`GameType`).
 Every engine has the same shape, ``play(rule, agents, seed, config) -> record``, and a
 frozen dataclass of options that an experiment spec's ``[config]`` table is handed to.
 Records differ from game to game, so each `GameType` also says what a results table
-keeps of one (`Outcome`), how its record is read, replayed and laid out, its match, its
+keeps of one (`Outcome`: what every game shares, and the values of the columns the game
+declares, `ResultColumn`, which `game_columns` lists for the results' schema, the
+analysis and the report), how its record is read, replayed and laid out, its match, its
 players, its title, the capabilities its players need (`GameType.needs`, from the mixins
 of its own decisions), what it tells them of itself (`GameType.traits`), and what people
 are shown of it (at a human seat, when it is stopped early, an agent's beliefs turn by
@@ -18,18 +20,18 @@ module and one line; `register_game` adds one in a running process.
 The games and what a results row keeps of them (one row per game and seat):
 
 =================  =========  ==============================================================
-game               players    score / dealer_score / game-specific columns
+game               players    score / dealer_score / the game's own columns (`columns`)
 =================  =========  ==============================================================
 ``classic``        2 or more  player score / dealer score; ``wrong_cards`` after phase 1
 ``four-to-eight``  3 or more  as classic
 ``delphi``         1 or more  player score after the settlement / the oracle's score;
-                              ``prediction_accuracy``: the share of correct tokens; the
+                              its ``prediction_accuracy``: the share of correct tokens; the
                               event table has a row per card *and player* with its
                               probability (``p_right``)
 ``new-eleusis``    3 to 7     player score / dealer score; ``wrong_cards``: the seat's
                               wrong cards over the round; dealers may deal only rules of
                               the main line (`GameType.check_dealer`)
-``solo``           1          the solo score / none (no dealer); ``success``,
+``solo``           1          the solo score / none (no dealer); its ``success``,
                               ``found_turn``, ``wrong_declarations``; the floored score is
                               ``score.clip(lower=0)``
 =================  =========  ==============================================================
@@ -48,15 +50,17 @@ Examples
 >>> solo = GAMES["solo"]
 >>> record = solo.play("red(card)", parse_agent_list("oracle"), 3, solo.make_config({}))
 >>> outcome = solo.outcome(record)
->>> outcome.scores, outcome.dealer_score, outcome.success, outcome.found_turn
-((30.0,), None, (True,), (1,))
+>>> outcome.scores, outcome.dealer_score, outcome.extra["success"]
+((30.0,), None, (True,))
+>>> [column.name for column in solo.columns]
+['success', 'found_turn', 'wrong_declarations']
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -88,9 +92,12 @@ __all__ = [
     "GAMES",
     "GAME_GROUP",
     "MAX_TURNS",
+    "SUMMARIES",
     "GameType",
     "Outcome",
+    "ResultColumn",
     "dealable_rules",
+    "game_columns",
     "register_game",
     "replay_game",
     "sample_table",
@@ -101,6 +108,82 @@ __all__ = [
 GAME_GROUP = "eleusis_lab.games"
 #: The game a spec or ``eleusis-lab play`` plays when it names none.
 DEFAULT_GAME = "classic"
+
+
+#: How a line-up table may summarise a game's column (`ResultColumn.summary`): ``"mean"``
+#: with a t interval (`eleusis_lab.analysis.mean_ci`), ``"rate"``, the share of true
+#: values, with a Wilson interval (`eleusis_lab.analysis.wilson_ci`).
+SUMMARIES = ("mean", "rate")
+
+
+@dataclass(frozen=True)
+class ResultColumn:
+    """A column of the results that one game declares (`GameType.columns`): one value
+    per seat, in each row of the game's, null in the rows of other games.
+
+    Attributes
+    ----------
+    name : str
+        The column's name in the results (unique: not a core column, nor another game's).
+    dtype : str
+        Its Arrow type, as a `pyarrow.type_for_alias` alias: ``"float64"``, ``"int64"``,
+        ``"bool"``, ``"string"``.
+    description : str
+        What a value means, in one line.
+    summary : str or None
+        How a line-up table (`eleusis_lab.analysis.leaderboard`, the report) summarises
+        it, one of `SUMMARIES`; None: it is not summarised.
+    label : str
+        Its name for people in the report; by default the name with spaces.
+    summary_name : str
+        The summary's column in a line-up table; by default the name for a mean,
+        ``NAME_rate`` for a rate.
+    interval_name : str
+        The stem of the interval's columns (``STEM_ci_low``, ``STEM_ci_high``); by
+        default the name.
+    digits : int
+        The decimals the report shows of the summary.
+
+    Examples
+    --------
+    >>> found = ResultColumn("found", "bool", "the seat found the rule", summary="rate")
+    >>> found.summary_columns, found.heading
+    (('found_rate', 'found_ci_low', 'found_ci_high'), 'found')
+    >>> ResultColumn("found", "bool", "the seat found the rule", summary="median")
+    Traceback (most recent call last):
+    ...
+    eleusis_lab.errors.ConfigError: column 'found': summary 'median' is not one of mean, rate
+    """
+
+    name: str
+    dtype: str
+    description: str
+    summary: str | None = None
+    label: str = ""
+    summary_name: str = ""
+    interval_name: str = ""
+    digits: int = 2
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier():
+            raise ConfigError(f"a result column's name must be an identifier, got {self.name!r}")
+        if self.summary is not None and self.summary not in SUMMARIES:
+            raise ConfigError(
+                f"column {self.name!r}: summary {self.summary!r} is not one of"
+                f" {', '.join(SUMMARIES)}"
+            )
+
+    @property
+    def heading(self) -> str:
+        """The column's name for people: its `label`, or its name with spaces."""
+        return self.label or self.name.replace("_", " ")
+
+    @property
+    def summary_columns(self) -> tuple[str, str, str]:
+        """A line-up table's columns of its summary: the value, the interval's bounds."""
+        value = self.summary_name or (self.name if self.summary == "mean" else f"{self.name}_rate")
+        stem = self.interval_name or self.name
+        return value, f"{stem}_ci_low", f"{stem}_ci_high"
 
 
 @dataclass(frozen=True)
@@ -124,11 +207,9 @@ class Outcome:
         How the game ended, in the game's words.
     events : tuple of Event
         The public plays, for the event table.
-    prediction_accuracy : tuple of float or None, optional
-        Each seat's share of correct predictions, where the game asks for them (Delphi).
-    success, found_turn, wrong_declarations : tuple or None, optional
-        Each seat's declarations of the rule, where the game judges them (solo): found or
-        not, the turn it was found on (None: never), the wrong declarations.
+    extra : mapping of str to tuple
+        The values of the game's own columns (`GameType.columns`), by column name: a
+        tuple with a value per seat (None: null).
     predictions : tuple of tuple of float, optional
         Where every seat predicts every event (Delphi): for each event, each seat's
         probability that the card is right. The event table then has one row per event
@@ -142,10 +223,7 @@ class Outcome:
     plays: tuple[int, ...]
     end: str | None
     events: tuple[Event, ...]
-    prediction_accuracy: tuple[float | None, ...] | None = None
-    success: tuple[bool | None, ...] | None = None
-    found_turn: tuple[int | None, ...] | None = None
-    wrong_declarations: tuple[int | None, ...] | None = None
+    extra: Mapping[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
     predictions: tuple[tuple[float, ...], ...] | None = None
 
 
@@ -168,8 +246,8 @@ def dealable_rules(dealer: Any) -> tuple[list[Rule] | None, Any]:
 
     Returns
     -------
-    (rules, grammar)
-        ``rules``: every rule a fixed or catalog dealer may deal (None for other
+    tuple
+        ``(rules, grammar)``. ``rules``: every rule a fixed or catalog dealer may deal (None for other
         dealers); ``grammar``: the `eleusis_lab.rules.grammar.Grammar` a pool dealer
         (band, spread, adaptive) draws from (None for other dealers).
 
@@ -320,6 +398,15 @@ class GameType:
         How ``eleusis-lab play`` plays a game, where it differs from `play`: the same
         arguments and record, with more told to the seats (solo: a seat that hears
         how its declarations were judged is told); None: `play`.
+    columns : tuple of ResultColumn
+        The game's own columns of the results, beyond those every game has (solo: the
+        rule found, the turn, the wrong declarations): `outcome` fills them
+        (`Outcome.extra`), and the results' schema, the analysis and the report read
+        them from the registry (`game_columns`).
+    state_type : type or None
+        The class of the game's positions, a subclass of
+        `eleusis_lab.games.state.GameState` (its rules as data and transitions); None
+        where the game has none.
     """
 
     name: str
@@ -351,6 +438,8 @@ class GameType:
     play_for_people: Callable[[Rule | str, Sequence[Agent], int, Any], Any] | None = None
     mixins: tuple[type, ...] = ()
     traits: GameTraits = GameTraits()
+    columns: tuple[ResultColumn, ...] = ()
+    state_type: type | None = None
 
     @property
     def label(self) -> str:
@@ -486,7 +575,48 @@ def register_game(game: GameType, replace: bool = False) -> GameType:
         raise ConfigError(f"register_game({game!r}) is a {type(game).__name__}, not a GameType")
     if game.name in GAMES and not replace:
         raise ConfigError(f"a game named {game.name!r} is registered already")
+    others = [other for other in GAMES.values() if other.name != game.name]
+    _column_owners([*others, game])
     return GAMES.add(game)
+
+
+def game_columns(core: Collection[str] = ()) -> tuple[ResultColumn, ...]:
+    """The columns the registered games declare (`GameType.columns`), in the order of
+    `GAMES`: those the results have after the columns every game shares. A name taken
+    twice is a `ConfigError` naming both (a column declared alike by a game and its
+    variant is one column), and so is a name among ``core``, the columns the results
+    have whatever the game (`eleusis_lab.results_schema.row_schema` checks them so).
+
+    >>> [column.name for column in game_columns()]
+    ['prediction_accuracy', 'success', 'found_turn', 'wrong_declarations']
+    """
+    return tuple(_column_owners(GAMES.values(), core))
+
+
+def _column_owners(games: Any, core: Collection[str] = ()) -> dict[ResultColumn, str]:
+    """Each column of ``games`` and the first game that declares it, in order;
+    `ConfigError` for a name that clashes with a core column of the results or another
+    game's column."""
+    core = set(core)
+    owners: dict[ResultColumn, str] = {}
+    by_name: dict[str, ResultColumn] = {}
+    for game in games:
+        for column in game.columns:
+            if column.name in core:
+                raise ConfigError(
+                    f"game {game.name!r} declares the column {column.name!r}, a column every"
+                    " game's results have: name it otherwise"
+                )
+            taken = by_name.get(column.name)
+            if taken is not None and taken != column:
+                raise ConfigError(
+                    f"game {game.name!r} declares the column {column.name!r}, which game"
+                    f" {owners[taken]!r} declares otherwise: name one of them otherwise"
+                )
+            if taken is None:
+                by_name[column.name] = column
+                owners[column] = game.name
+    return owners
 
 
 def unregister_game(name: str) -> None:

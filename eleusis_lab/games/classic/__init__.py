@@ -58,6 +58,7 @@ from eleusis_lab.games.classic.record import (
 )
 from eleusis_lab.games.classic.replay import replay_classic
 from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
+from eleusis_lab.games.classic.state import MainLineState
 from eleusis_lab.games.table import GameType, Outcome, sample_table
 
 __all__ = [
@@ -128,4 +129,5 @@ GAME_TYPE = GameType(
     seat_view=ClassicView,
     scores_so_far=classic_scores_so_far,
     traits=TRAITS,
+    state_type=MainLineState,
 )

@@ -73,7 +73,8 @@ from eleusis_lab.games.delphi.record import (
 )
 from eleusis_lab.games.delphi.replay import replay_delphi
 from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
-from eleusis_lab.games.table import GameType, Outcome, sample_table
+from eleusis_lab.games.delphi.state import DelphiState
+from eleusis_lab.games.table import GameType, Outcome, ResultColumn, sample_table
 
 __all__ = [
     "DELPHI_FAULT_CALLS",
@@ -95,6 +96,20 @@ __all__ = [
 ]
 
 
+#: Delphi's own column of the results (`GameType.columns`).
+COLUMNS = (
+    ResultColumn(
+        "prediction_accuracy",
+        "float64",
+        "the share of the seat's tokens that were correct",
+        summary="mean",
+        label="prediction accuracy",
+        interval_name="accuracy",
+        digits=3,
+    ),
+)
+
+
 def delphi_outcome(record: DelphiRecord) -> Outcome:
     """The `Outcome` of a game of Delphi.
 
@@ -107,7 +122,7 @@ def delphi_outcome(record: DelphiRecord) -> Outcome:
     --------
     >>> from eleusis_agents.simple import OracleAgent, RandomAgent
     >>> outcome = delphi_outcome(play_delphi("red(card)", [OracleAgent(), RandomAgent()], 0))
-    >>> outcome.scores, outcome.dealer_score, outcome.prediction_accuracy[0]
+    >>> outcome.scores, outcome.dealer_score, outcome.extra["prediction_accuracy"][0]
     ((48.0, -48.0), 48.0, 1.0)
     >>> len(outcome.events), len(outcome.predictions), outcome.predictions[0]
     (51, 51, (0.0, 0.5))
@@ -123,7 +138,7 @@ def delphi_outcome(record: DelphiRecord) -> Outcome:
         plays=(0,) * n,
         end=None,
         events=tuple(record.events),
-        prediction_accuracy=accuracy,
+        extra={"prediction_accuracy": accuracy},
         predictions=tuple(tuple(float(p) for p in row) for row in record.probabilities),
     )
 
@@ -165,4 +180,6 @@ GAME_TYPE = GameType(
     score=_score,
     seat_view=DelphiView,
     traits=TRAITS,
+    columns=COLUMNS,
+    state_type=DelphiState,
 )

@@ -58,6 +58,7 @@ from eleusis_lab.cards import Card
 from eleusis_lab.games.classic import GameRecord, classic_outcome
 from eleusis_lab.games.classic.people import ClassicView
 from eleusis_lab.games.classic.record import card_places, scores_from_plays
+from eleusis_lab.games.classic.state import MainLineState
 from eleusis_lab.games.four_to_eight.engine import (
     GAME,
     PLAYERS,
@@ -128,4 +129,5 @@ GAME_TYPE = GameType(
     score=_score,
     seat_view=ClassicView,
     traits=TRAITS,
+    state_type=MainLineState,
 )

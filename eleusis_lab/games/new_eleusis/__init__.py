@@ -234,4 +234,5 @@ GAME_TYPE = GameType(
     seat_view=NewEleusisView,
     mixins=(NewEleusisDecisions,),
     traits=TRAITS,
+    state_type=NewEleusisState,
 )

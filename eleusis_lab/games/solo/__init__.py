@@ -109,7 +109,8 @@ from eleusis_lab.games.solo.record import (
 )
 from eleusis_lab.games.solo.replay import replay_solo
 from eleusis_lab.games.solo.scoring import MAX_TURNS, WRONG_PENALTY, solo_score
-from eleusis_lab.games.table import GameType, Outcome
+from eleusis_lab.games.solo.state import SoloState
+from eleusis_lab.games.table import GameType, Outcome, ResultColumn
 from eleusis_lab.rules import Rule
 
 __all__ = [
@@ -148,6 +149,16 @@ __all__ = [
 ]
 
 
+#: Solo's own columns of the results (`GameType.columns`).
+COLUMNS = (
+    ResultColumn(
+        "success", "bool", "the rule was found (the published success)", "rate", "rule found"
+    ),
+    ResultColumn("found_turn", "int64", "the turn the rule was found on; null: never"),
+    ResultColumn("wrong_declarations", "int64", "the declarations judged wrong"),
+)
+
+
 def solo_outcome(record: SoloRecord) -> Outcome:
     """The `Outcome` of a solo game: one seat, no dealer.
 
@@ -163,9 +174,11 @@ def solo_outcome(record: SoloRecord) -> Outcome:
         plays=(len(record.events),),
         end=record.end,
         events=tuple(record.events),
-        success=(bool(record.success),),
-        found_turn=(record.found_turn,),
-        wrong_declarations=(int(record.wrong_declarations),),
+        extra={
+            "success": (bool(record.success),),
+            "found_turn": (record.found_turn,),
+            "wrong_declarations": (int(record.wrong_declarations),),
+        },
     )
 
 
@@ -251,4 +264,6 @@ GAME_TYPE = GameType(
     play_for_people=_play_for_people,
     mixins=(SoloDecisions,),
     traits=TRAITS,
+    columns=COLUMNS,
+    state_type=SoloState,
 )

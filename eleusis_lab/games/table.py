@@ -247,9 +247,9 @@ def dealable_rules(dealer: Any) -> tuple[list[Rule] | None, Any]:
     Returns
     -------
     tuple
-        ``(rules, grammar)``. ``rules``: every rule a fixed or catalog dealer may deal (None for other
-        dealers); ``grammar``: the `eleusis_lab.rules.grammar.Grammar` a pool dealer
-        (band, spread, adaptive) draws from (None for other dealers).
+        ``(rules, grammar)``. ``rules``: every rule a fixed or catalog dealer may deal
+        (None for other dealers); ``grammar``: the `eleusis_lab.rules.grammar.Grammar` a
+        pool dealer (band, spread, adaptive) draws from (None for other dealers).
 
     Examples
     --------

@@ -41,6 +41,7 @@ A game of two seats that each say a number once, the larger scoring 1:
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -55,7 +56,7 @@ __all__ = ["BaseAgentSeats", "SeatedEnv"]
 _SEEDS = 2**63  # the game seeds an unseeded reset draws from
 
 
-class SeatedEnv(AECEnv):
+class SeatedEnv(AECEnv, abc.ABC):
     """A game of ``players`` seats as a PettingZoo AEC environment (see the module).
 
     A game's environment makes its first position in `_deal`, moves it in `_apply`,
@@ -162,29 +163,29 @@ class SeatedEnv(AECEnv):
 
     # -- what a game's environment writes -------------------------------------------------
 
+    @abc.abstractmethod
     def _deal(self, seed: int) -> None:
         """Make the game's first position for ``seed``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _apply(self, action: Any) -> None:
         """Move the game on with the selected agent's ``action`` (ValueError for an
         action it refuses, before changing anything)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _to_move(self) -> int | None:
         """The seat whose decision is next, or None once the game is over."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _scores(self) -> tuple[float, ...]:
         """Each seat's score, once the game is over."""
-        raise NotImplementedError
 
     def _truncated(self) -> bool:
         """Whether the game's turn cap stopped it (rather than its rules ending it)."""
         return False
 
 
-class BaseAgentSeats:
+class BaseAgentSeats(abc.ABC):
     """Toolkit agents acting through a `SeatedEnv`, asked as the game's engine asks them.
 
     `start` tells each agent the game starts as the engine tells it, with the generator
@@ -224,9 +225,9 @@ class BaseAgentSeats:
             for agent in self.agents.values():
                 agent.observe(news)
 
+    @abc.abstractmethod
     def action(self, agent: str) -> Any:
         """The env action of ``agent``'s decision now."""
-        raise NotImplementedError
 
     def play(self, seed: int) -> None:
         """Play the game of ``seed`` to the end, a toolkit agent at every seat (the env
@@ -243,9 +244,9 @@ class BaseAgentSeats:
                 env.step(self.action(agent))
                 self.observe()
 
+    @abc.abstractmethod
     def _game_info(self, seat: int, agent: Any) -> Any:
         """What ``agent`` at ``seat`` is told as the game starts."""
-        raise NotImplementedError
 
     def _news(self) -> Iterable[Any]:
         """What the env's steps made since the agents were last told: by default the

@@ -45,7 +45,7 @@ from eleusis_lab.calibration import CalibrationMap
 from eleusis_lab.cards import N_FACES
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK
 from eleusis_lab.rules.enumerate import build_space, check_max_hypotheses
-from eleusis_lab.rules.grammar import Grammar, get_grammar
+from eleusis_lab.rules.grammar import LEARNER_GRAMMAR, Grammar, get_grammar
 from eleusis_lab.rules.prior import UNIFORM, ProductionPrior, get_prior
 from eleusis_lab.rules.space import HypothesisSpace, unpack_verdicts
 
@@ -135,7 +135,7 @@ class ModelParams:
     ValueError: fallback must be in [0, 1), got 1.0
     """
 
-    grammar: str | Grammar = "relational"
+    grammar: str | Grammar = LEARNER_GRAMMAR
     max_hypotheses: int = 100_000
     noise: float = 0.005
     fallback: float = 0.01

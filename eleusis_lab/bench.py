@@ -176,13 +176,13 @@ def _instrumented(inner: Agent, rule: Rule, equivalent_to_rule) -> _Instrumented
 def bench_agents(
     agents: Sequence[str] = ("random", "oracle"),
     rules: Sequence[Rule | str] | None = None,
-    games: int = 3,
+    seeds: int = 3,
     players: int = 3,
     verbose: bool = False,
 ):
     """Compare agents on classic games over many rules; one row per agent.
 
-    For each agent, rule and seed ``0..games-1``, a classic game is played with the agent
+    For each agent, rule and seed ``0..seeds-1``, a classic game is played with the agent
     on every one of ``players`` seats; seat 0 is watched. The columns:
 
     - ``wrong_per_game``: the mean number of wrong cards a player gets in phase 1;
@@ -194,15 +194,18 @@ def bench_agents(
     - ``ms_per_decision``: the time seat 0 spends per decision, its updates on every
       event since its previous decision included;
     - ``faults``: the agent's faults (it raised, or played a card it does not hold) in
-      all seats; with ``verbose``, the first of each agent is shown as a warning.
+      all seats; with ``verbose``, the first of each agent is shown as a warning;
+    - ``sees_rule``: the agent is told the rule (the oracle): a ceiling, not a learner.
 
     Returns a pandas DataFrame; `format_agent_table` prints it.
 
     Examples
     --------
-    >>> table = bench_agents(["random", "oracle"], rules=["red(card)"], games=1)
+    >>> table = bench_agents(["random", "oracle"], rules=["red(card)"], seeds=1)
     >>> bool(table.loc["oracle", "wrong_per_game"] <= table.loc["random", "wrong_per_game"])
     True
+    >>> table["sees_rule"].to_dict()
+    {'random': False, 'oracle': True}
     """
     import pandas as pd
 
@@ -219,7 +222,7 @@ def bench_agents(
                     verdicts[text] = bool(equivalent(parse(text), rule))
                 return verdicts[text]
 
-            for seed in range(games):
+            for seed in range(seeds):
                 seats = [make_agent(name) for _ in range(players)]
                 watched = _instrumented(seats[0], rule, equivalent_to_rule)
                 record = play_classic(rule, [watched, *seats[1:]], seed)
@@ -244,13 +247,14 @@ def bench_agents(
                 "plays_to_identify": float(np.median(when)) if when else float("nan"),
                 "ms_per_decision": 1000 * seconds / max(decisions, 1),
                 "faults": len(faults),
+                "sees_rule": sees_rule(make_agent(name)),
             }
         )
         if faults:
             warnings.append(f"{name}: {len(faults)} faults; the first: {_fault_text(faults[0])}")
     table = pd.DataFrame(rows).set_index("agent")
     if verbose:
-        print(format_agent_table(table, len(pool), games, players))
+        print(format_agent_table(table, len(pool), seeds, players))
         for line in warnings:
             print(f"warning: {line}", file=sys.stderr)
     return table
@@ -260,14 +264,21 @@ def _catalog_rules() -> list[Rule]:
     return [entry.rule for entry in catalog()]
 
 
-def format_agent_table(table, rules: int, games: int, players: int) -> str:
-    """The table of `bench_agents` for a terminal."""
+def format_agent_table(table, rules: int, seeds: int, players: int) -> str:
+    """The table of `bench_agents` for a terminal; the agents told the rule are marked."""
     head = (
         f"classic games, {plural(players, 'player')} of one agent, {plural(rules, 'rule')} x"
-        f" {plural(games, 'seed')};"
+        f" {plural(seeds, 'seed')};"
         " seat 0 is measured"
     )
-    return head + "\n" + table.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")
+    seeing = table["sees_rule"].astype(bool)
+    shown = table.drop(columns="sees_rule").rename(
+        index=lambda name: f"{name} *" if seeing[name] else name
+    )
+    lines = [head, shown.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-")]
+    if seeing.any():
+        lines.append("* sees the rule: a ceiling to compare with, not a learner")
+    return "\n".join(lines)
 
 
 # -- the solo benchmark -----------------------------------------------------------------

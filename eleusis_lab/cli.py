@@ -295,7 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
         "equiv",
         "are two rules equivalent?",
         'eleusis-lab rules equiv red_only "not black(card)"',
-        description="Are two rules equivalent? If not, a context and a card where they differ.",
+        description="Are two rules equivalent? If not, a context and a card where they differ"
+        " (exit status 1, as diff and cmp give for files that differ).",
     )
     equiv.add_argument("first", help="a catalog name or rule text")
     equiv.add_argument("second", help="a catalog name or rule text")
@@ -402,7 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--games",
         type=_COUNT,
         metavar="N",
-        help="games (or matches) per cell, e.g. for a trial (default: the spec's)",
+        help="games (or matches) per cell, e.g. for a trial; a cell is one line-up at one"
+        " point of the grid, so a spec of 4 cells plays 4 N games, as the run says at its"
+        " start (default: the spec's)",
     )
     run.add_argument(
         "--decision-limit",
@@ -715,7 +718,7 @@ def _rules_equiv(args) -> int:
     for label, rule, described in zip(("first", "second"), (first, second), figures, strict=True):
         print(f"{label + ':':8} {rule}\n{'':8} {described}")
     print(answer)
-    return 0
+    return 0 if answer else 1  # as diff and cmp: 1 when they differ
 
 
 # -- games ------------------------------------------------------------------------------
@@ -882,7 +885,7 @@ def _bench_agents(args) -> int:
     names = split_specs(args.agents)
     parse_agent_list(args.agents)  # unknown names fail now, not after a long run
     rules = [get_rule(rule) for rule in args.rules] if args.rules else None
-    table = bench_agents(names, rules, games=args.seeds, players=args.players, verbose=True)
+    table = bench_agents(names, rules, seeds=args.seeds, players=args.players, verbose=True)
     if args.csv:
         table.to_csv(args.csv)
         print(f"written to {args.csv}")

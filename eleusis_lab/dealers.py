@@ -85,7 +85,7 @@ import pandas as pd
 
 from eleusis_lab import table_cache
 from eleusis_lab.cards import N_FACES
-from eleusis_lab.errors import ConfigError
+from eleusis_lab.errors import ConfigError, did_you_mean
 from eleusis_lab.registry import AgentRegistry, AgentSpecError, UnknownAgentError
 from eleusis_lab.rules.analysis import QUARTER_OF_THE_DECK, check_acceptable
 from eleusis_lab.rules.catalog import acceptable_rules, catalog
@@ -1269,12 +1269,10 @@ def _dealer_class(kind: Any) -> type[Dealer]:
         return DEALERS.class_of(kind)
     except UnknownAgentError:
         known = list(DEALERS.available())
-        close = difflib.get_close_matches(str(kind), known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise _bad(
             "kind",
-            f"unknown kind {kind!r}{hint}; choose from {', '.join(known)}, or give"
-            " 'module:Class' (a Dealer subclass)",
+            f"unknown kind {kind!r}{did_you_mean(kind, known)}; choose from"
+            f" {', '.join(known)}, or give 'module:Class' (a Dealer subclass)",
         ) from None
     except AgentSpecError as error:
         raise _bad("kind", str(error)) from None

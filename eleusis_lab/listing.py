@@ -25,7 +25,7 @@ from eleusis_lab.games.table import GAMES
 from eleusis_lab.registry import AGENTS
 from eleusis_lab.rules.catalog import catalog
 from eleusis_lab.rules.complexity import measures
-from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS
+from eleusis_lab.rules.grammar import DEFAULT_GRAMMAR, GRAMMARS, LEARNER_GRAMMAR
 from eleusis_lab.secrets.agent import SECRETS_AGENTS
 
 __all__ = ["KINDS", "listing"]
@@ -112,9 +112,15 @@ def describe_grammar(grammar) -> str:
     return text
 
 
+_DEFAULT_FOR = {
+    DEFAULT_GRAMMAR: " (the default of the rule tools)",
+    LEARNER_GRAMMAR: " (the default of the learners: bayes, bayes-context)",
+}
+
+
 def _grammars() -> list[tuple[str, str]]:
     return [
-        (name, describe_grammar(grammar) + (" (the default)" if name == DEFAULT_GRAMMAR else ""))
+        (name, describe_grammar(grammar) + _DEFAULT_FOR.get(name, ""))
         for name, grammar in GRAMMARS.items()
     ]
 

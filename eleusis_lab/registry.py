@@ -36,7 +36,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, TypeVar
 
 from eleusis_lab.agent import Agent, _init_parameters
-from eleusis_lab.errors import ConfigError
+from eleusis_lab.errors import ConfigError, did_you_mean
 
 __all__ = [
     "AGENTS",
@@ -257,7 +257,8 @@ class Registry(Mapping[str, T], Generic[T]):
         if entry is None:
             known = ", ".join(self.available()) or "none registered"
             raise UnknownAgentError(
-                f"unknown {self.noun} {spec!r}; {self.known}: {known} (or give 'module:Class')"
+                f"unknown {self.noun} {spec!r}{did_you_mean(spec, self.available())};"
+                f" {self.known}: {known} (or give 'module:Class')"
             )
         return self._import_class(entry.value, f"{self.noun} {spec!r} ({entry.value})")
 
@@ -345,7 +346,8 @@ class Registry(Mapping[str, T], Generic[T]):
         if unknown:
             takes = ", ".join(valid) or "none"
             raise AgentSpecError(
-                f"{self.noun} {spec!r} takes no parameter {unknown[0]!r} (its parameters: {takes})"
+                f"{self.noun} {spec!r} takes no parameter {unknown[0]!r}"
+                f"{did_you_mean(unknown[0], valid)} (its parameters: {takes})"
             )
         return spec, cls, params
 

@@ -775,17 +775,18 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             try:
-                spec, games = args.spec, args.games
+                # the decision limit is every game's, as if the spec's [config] said it
                 limit = getattr(args, "decision_limit", None)
-                if limit is not None:  # every game's, as if the spec's [config] said it
-                    spec, games = load_spec(spec, games=games, decision_limit=limit), None
+                spec = load_spec(args.spec, games=args.games, decision_limit=limit)
+                if not args.quiet:
+                    print(f"{spec.name}: {spec.plan}", file=sys.stderr)
                 done = _run(
                     spec,
                     jobs=args.jobs,
                     out=args.out,
                     backend=args.backend,
                     scheduler=args.scheduler,
-                    games=games,
+                    games=None,  # in the spec already
                     progress=not args.quiet,
                     repair=args.repair,
                 )

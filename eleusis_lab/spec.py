@@ -94,7 +94,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import difflib
 import hashlib
 import itertools
 import json
@@ -110,7 +109,7 @@ from typing import TYPE_CHECKING, Any
 
 from eleusis_lab.agent import Agent
 from eleusis_lab.engines import MOST_SECONDS, is_seconds
-from eleusis_lab.errors import ConfigError
+from eleusis_lab.errors import ConfigError, did_you_mean
 from eleusis_lab.games.table import DEFAULT_GAME, GAMES
 from eleusis_lab.registry import (
     AgentSpecError,
@@ -119,6 +118,7 @@ from eleusis_lab.registry import (
     split_params,
 )
 from eleusis_lab.rules.reach import time_limit
+from eleusis_lab.text import plural
 
 if TYPE_CHECKING:  # pandas: not at start-up
     from eleusis_lab.dealers import DealerPlan
@@ -237,11 +237,6 @@ give a new or empty folder, or one an earlier run wrote
             f"{out}: not a results folder: it holds other files ({shown}); give a new or"
             " empty folder, or one an earlier run wrote"
         )
-
-
-def _suggest(word: str, choices) -> str:
-    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _json(value: Any) -> str:
@@ -464,6 +459,22 @@ class ExperimentSpec:
         absent); empty without one."""
         return dict(self.data.get("budget", {}))
 
+    @property
+    def plan(self) -> str:
+        """How many games (or matches) the spec plays, counted out: cells x per cell.
+
+        >>> spec = load_spec({"games": 100, "dealer": "red(card)", "players": 2, "lineups": [
+        ...     {"name": "a", "agents": ["random"]}, {"name": "b", "agents": ["oracle"]}]})
+        >>> spec.plan
+        '2 cells (line-ups x grid) x 100 games = 200 games'
+        """
+        unit, many = self.unit, f"{self.unit}es" if self.unit == "match" else None
+        total = len(self.cells) * self.units
+        return (
+            f"{plural(len(self.cells), 'cell')} (line-ups x grid)"
+            f" x {plural(self.units, unit, many)} = {plural(total, unit, many)}"
+        )
+
     def with_units(self, units: int) -> ExperimentSpec:
         """The same spec with another number of games (or matches) per cell."""
         _whole(units, "games", self.source, minimum=1, most=MAX_GAMES)
@@ -563,7 +574,7 @@ def _unknown_keys(table: Mapping, known, where: str, source: str) -> None:
     for key in table:
         if key not in known:
             raise ConfigError(
-                f"{source}: {where}{key}: unknown key{_suggest(key, known)};"
+                f"{source}: {where}{key}: unknown key{did_you_mean(key, known)};"
                 f" the keys are: {', '.join(known)}"
             )
 
@@ -604,7 +615,7 @@ def _agent(entry: Any, where: str, source: str, game: str, isolate: float | None
         refusal = GAMES[game].refusal(cls, f"agent {name!r}")
     except UnknownAgentError:
         raise ConfigError(
-            f"{source}: {where}: unknown agent {name!r}{_suggest(name, registry.available())}"
+            f"{source}: {where}: unknown agent {name!r}{did_you_mean(name, registry.available())}"
         ) from None
     except (AgentSpecError, ConfigError, ValueError, TypeError) as error:
         raise ConfigError(f"{source}: {where}: {error}") from None
@@ -743,7 +754,8 @@ def _grid(data: dict, source: str) -> list[tuple[str, list[Any]]]:
         head = key.split(".", 1)[0]
         if head not in _GRID_KEYS or (head == "config") != ("." in key):
             raise ConfigError(
-                f"{source}: grid.{key}: cannot vary{_suggest(key, _GRID_KEYS)}; the grid varies:"
+                f"{source}: grid.{key}: cannot vary{did_you_mean(key, _GRID_KEYS)};"
+                " the grid varies:"
                 f" {', '.join(k for k in _GRID_KEYS if k != 'config')} and config.OPTION"
                 " (line-ups are an axis of their own)"
             )
@@ -873,7 +885,7 @@ def load_spec(
     for where, game in named:
         if not isinstance(game, str) or game not in GAMES:
             raise ConfigError(
-                f"{source}: {where}: unknown game {game!r}{_suggest(game, GAMES)};"
+                f"{source}: {where}: unknown game {game!r}{did_you_mean(game, GAMES)};"
                 f" the games: {', '.join(GAMES)}"
             )
     games_played = {game for _, game in named}

@@ -21,10 +21,18 @@ class RuleSpy(RandomAgent):
 
 def test_a_watched_agent_is_not_told_the_rule():
     RuleSpy.told.clear()
-    table = bench_agents(["test_bench:RuleSpy", "oracle"], rules=["red(card)"], games=1)
+    table = bench_agents(["test_bench:RuleSpy", "oracle"], rules=["red(card)"], seeds=1)
     assert len(RuleSpy.told) >= 3 and all(rule is None for rule in RuleSpy.told)
     # the oracle, watched the same way, is still told: it names the rule at once
     assert table.loc["oracle", "identified_30"] == 1
+
+
+def test_the_table_marks_the_agents_that_see_the_rule(capsys):
+    table = bench_agents(["random", "oracle"], rules=["red(card)"], seeds=1, verbose=True)
+    assert table["sees_rule"].to_dict() == {"random": False, "oracle": True}
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    assert rows["oracle"].split()[1] == "*" and rows["random"].split()[1] != "*"
+    assert "* sees the rule" in rows["*"]
 
 
 class Clumsy(RandomAgent):
@@ -39,7 +47,7 @@ class Clumsy(RandomAgent):
 
 def test_faults_are_counted_and_the_first_is_shown(capsys):
     table = bench_agents(
-        ["test_bench:Clumsy", "random"], rules=["red(card)"], games=1, verbose=True
+        ["test_bench:Clumsy", "random"], rules=["red(card)"], seeds=1, verbose=True
     )
     assert table.loc["test_bench:Clumsy", "faults"] > 0 and table.loc["random", "faults"] == 0
     err = capsys.readouterr().err

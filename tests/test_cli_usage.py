@@ -61,7 +61,7 @@ def test_version_without_installed_metadata_reads_pyproject(monkeypatch):
             "The same rule every game.",
         ),
         ("measures", list(measure_names()), "rule description length (bits), a number"),
-        ("grammars", list(GRAMMARS), "(the default)"),
+        ("grammars", list(GRAMMARS), "relational     cards"),
         ("rules", [entry.name for entry in catalog()], "Play only red cards"),
     ],
 )
@@ -71,6 +71,32 @@ def test_list_prints_every_registered_name_with_a_line(capsys, kind, names, says
     assert code == 0 and [row[0] for row in rows] == names
     assert all(len(row) == 2 and row[1].strip() for row in rows)
     assert says in out
+
+
+def test_list_grammars_names_the_default_of_the_rule_tools_and_of_the_learners(capsys):
+    _, out, _ = run(capsys, "list", "grammars")
+    defaults = {line.split()[0]: line for line in out.splitlines() if "(the default" in line}
+    assert set(defaults) == {"standard", "relational"}
+    assert "learners" in defaults["relational"] and "rule tools" in defaults["standard"]
+
+
+def test_rules_equiv_exits_0_for_equivalent_rules_and_1_for_rules_that_differ(capsys):
+    same, out, _ = run(capsys, "rules", "equiv", "red(card)", "not black(card)")
+    assert same == 0 and "not equivalent" not in out
+    differ, out, _ = run(capsys, "rules", "equiv", "red(card)", "black(card)")
+    assert differ == 1 and "not equivalent" in out
+
+
+@pytest.mark.parametrize(
+    ("agents", "says"),
+    [
+        ("random,bayse", "unknown agent 'bayse' (did you mean 'bayes'?)"),
+        ("bayes(nosie=0.1)", "takes no parameter 'nosie' (did you mean 'noise'?)"),
+    ],
+)
+def test_a_mistyped_agent_or_parameter_gets_a_did_you_mean(capsys, agents, says):
+    code, _, err = run(capsys, "bench", "agents", "--agents", agents, "--seeds", "1")
+    assert code == 2 and says in err and len(err.splitlines()) == 1
 
 
 def test_list_of_something_unknown_is_a_one_line_error(capsys):
@@ -169,3 +195,18 @@ def test_counts_of_one_are_singular(capsys, tmp_path):
     argv = ["bench", "solo", "--agents", "oracle", "--seeds", "1", "--rules", "red_only"]
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "1 rule x 1 seed;" in out
+
+
+def test_a_run_says_at_its_start_how_many_games_the_cells_make(capsys, tmp_path):
+    spec = tmp_path / "two.toml"
+    spec.write_text(
+        'name = "two"\ngames = 5\ndealer = "red(card)"\nplayers = 2\n'
+        '[[lineups]]\nname = "a"\nagents = ["random"]\n'
+        '[[lineups]]\nname = "b"\nagents = ["oracle"]\n'
+    )
+    out_dir = str(tmp_path / "out")
+    code, out, err = run(capsys, "run", str(spec), "--out", out_dir, "--games", "3")
+    assert code == 0 and "two: 2 cells (line-ups x grid) x 3 games = 6 games" in err
+    assert out.startswith("6 games, ")
+    code, _, err = run(capsys, "run", str(spec), "--out", out_dir, "--games", "3", "--quiet")
+    assert code == 0 and "cells" not in err

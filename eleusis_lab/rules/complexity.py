@@ -70,13 +70,12 @@ with other measures (`eleusis_lab.runner.run_experiment`).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from eleusis_lab.errors import ConfigError
+from eleusis_lab.errors import ConfigError, did_you_mean
 from eleusis_lab.plugins import Plugins
 from eleusis_lab.rules.ast import Node
 from eleusis_lab.rules.learnability import REFERENCE, learnability
@@ -407,10 +406,9 @@ def get_measure(name: str) -> Measure:
         key = name.removeprefix("rule_") if name not in found else name
         if key in found:
             return found[key]
-    close = difflib.get_close_matches(str(name), list(found), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ConfigError(
-        f"unknown complexity measure {name!r}{hint}; the measures: {', '.join(found)}"
+        f"unknown complexity measure {name!r}{did_you_mean(name, found)};"
+        f" the measures: {', '.join(found)}"
     )
 
 

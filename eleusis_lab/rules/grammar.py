@@ -24,7 +24,14 @@ from dataclasses import asdict, dataclass, fields
 from eleusis_lab.rules.ast import COMPARISONS, CONSTANTS, INT_FEATURES, PREDICATES
 from eleusis_lab.rules.prior import CARDS, UNIFORM, ProductionPrior
 
-__all__ = ["DEFAULT_GRAMMAR", "GRAMMARS", "INT_CONSTANT_NAMES", "Grammar", "get_grammar"]
+__all__ = [
+    "DEFAULT_GRAMMAR",
+    "GRAMMARS",
+    "INT_CONSTANT_NAMES",
+    "LEARNER_GRAMMAR",
+    "Grammar",
+    "get_grammar",
+]
 
 #: The named number constants (``red``, ``hearts``, ``king`` ...), in `CONSTANTS` order.
 INT_CONSTANT_NAMES = tuple(name for name, (kind, _) in CONSTANTS.items() if kind == "int")
@@ -186,7 +193,11 @@ GRAMMARS: dict[str, Grammar] = {
     "verdict": Grammar(name="verdict", constants=_RANK_NAMES, last_play_right=True),
     "relational": Grammar(name="relational", constants=_RANK_NAMES, copies=True),
 }
+#: The grammar of the rule tools (the catalog's measures, ``rules`` commands).
 DEFAULT_GRAMMAR = "standard"
+#: The grammar the Bayesian learners think in by default: the standard one in which
+#: comparing one feature of two cards is cheap.
+LEARNER_GRAMMAR = "relational"
 
 
 def get_grammar(grammar: str | Grammar | None = None) -> Grammar:

@@ -99,6 +99,7 @@ import numpy as np
 from eleusis_lab.atomic_files import write_atomically
 from eleusis_lab.cards import N_FACES, Card
 from eleusis_lab.rules.enumerate import build_space, get_grammar
+from eleusis_lab.rules.grammar import LEARNER_GRAMMAR
 from eleusis_lab.rules.rule import Rule, parse
 from eleusis_lab.rules.space import HypothesisSpace
 from eleusis_lab.rules.space_cache import FORMAT, CacheWarning, cache_dir
@@ -130,7 +131,7 @@ class Learner:
         The seed of the games' starters and faces.
     """
 
-    grammar: str = "relational"
+    grammar: str = LEARNER_GRAMMAR
     max_hypotheses: int = 100_000
     games: int = 100
     plays: int = 500

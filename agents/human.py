@@ -47,6 +47,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from eleusis_agents.rule_language import rule_language
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import SUIT_NAMES, Card, CardError, format_cards, parse_card, parse_cards
 from eleusis_lab.games.new_eleusis import NewEleusisDecisions
@@ -186,6 +187,7 @@ class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
         self.recent_: list[Event] = []  # the events since the person's last decision
         self.under_: dict[int, list[str]] = {}  # main-line position -> wrong cards played on it
         self.declared_rules_: set[str] = set()
+        self.told_language_ = False
         self.notes_: dict[int, str] = {}  # index in recent_ -> what to add to that event
         self.seen_: list[Event] = []  # every event of the game
         self.view_ = _view(info, self.max_turns)
@@ -288,8 +290,11 @@ class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
             self.view_.declared(obs, text)
             return text
 
-        prompt = "declare a rule (empty line: no; ? for help)> "
-        return self._ask(obs, prompt, rule, _RULE_HELP, empty=True)
+        if not self.told_language_:  # once a game, before the first declaration
+            self._say(_indented(rule_language()))
+            self.told_language_ = True
+        prompt = "declare a rule (empty line: no; ? for help and the rule language)> "
+        return self._ask(obs, prompt, rule, _RULE_HELP, empty=True, more=rule_language())
 
     # -- what the person sees ----------------------------------------------------------
 
@@ -369,8 +374,10 @@ class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
         read: Callable[[str], Any],
         help_text: str,
         empty: bool = False,
+        more: str = "",
     ) -> Any:
-        """Ask until ``read`` takes the answer; handle help, the table and quitting."""
+        """Ask until ``read`` takes the answer; handle help (``help_text``, then the
+        lines of ``more`` as they are), the table and quitting."""
         while True:
             text = self._read(prompt).strip()
             word = text.lower()
@@ -378,6 +385,8 @@ class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
                 raise PlayerQuit(self._who() + " quit the game")
             if word in _HELP:
                 self._say(textwrap.fill(help_text, 78, initial_indent="  ", subsequent_indent="  "))
+                if more:
+                    self._say(_indented(more))
                 self._say(_COMMANDS)
                 continue
             if word in _TABLE:
@@ -422,6 +431,10 @@ class HumanAgent(SoloDecisions, NewEleusisDecisions, Agent):
 
 
 # -- reading answers -----------------------------------------------------------------------
+
+
+def _indented(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
 
 
 def _cards(text: str) -> list[Card]:

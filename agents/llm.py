@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from eleusis_agents.rule_language import rule_language
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, CardError, parse_card
 from eleusis_lab.chat import CACHE_MODES, ChatEndpoint, cache_mode_in_force
@@ -99,10 +100,8 @@ def prompt_template(name: str) -> Template:
     >>> "THE RULE LANGUAGE" in text and "$hand" in text
     True
     """
-    folder = files("eleusis_agents").joinpath("prompts")
-    language = folder.joinpath("language.txt").read_text(encoding="utf-8").strip()
-    text = folder.joinpath(name).read_text(encoding="utf-8")
-    return Template(text.replace("$language", language))
+    text = files("eleusis_agents").joinpath("prompts", name).read_text(encoding="utf-8")
+    return Template(text.replace("$language", rule_language()))
 
 
 # -- reading a reply ----------------------------------------------------------------------

@@ -77,6 +77,7 @@ __all__ = [
     "games_table",
     "leaderboard",
     "learning_curve",
+    "learning_window",
     "mean_ci",
     "median_ci",
     "model_usage",
@@ -1280,6 +1281,7 @@ def learning_curve(
     phase: int | None = None,
     confidence: float = 0.95,
     min_plays: int = 1,
+    max_seen: int | None = None,
 ) -> pd.DataFrame:
     """The rate of wrong plays against the verdicts seen so far, per agent.
 
@@ -1310,6 +1312,11 @@ def learning_curve(
         The fewest plays a bin may hold: bins of fewer are left out, so that a curve
         stops where its data thins out (late in long games, or a bin that the end of a
         phase cuts short) instead of ending in rates of 0 or 1 over a few plays.
+    max_seen : int, optional
+        Only the plays made with fewer than this many verdicts seen. Where a phase makes
+        every card of the hand be played (classic's phase 1), its late plays are forced
+        (the hand runs out of right cards) and every player's wrong rate climbs there:
+        `learning_window` gives the plays where a choice is left.
 
     Returns
     -------
@@ -1345,6 +1352,8 @@ def learning_curve(
         if len(silent):
             marked = events.merge(silent.assign(_silent=True), on=keys, how="left")
             events = events[marked["_silent"].isna().to_numpy()]
+    if max_seen is not None:
+        events = events[events["index"] < max_seen]
     events, group_columns = _with_agents(events, results, by)
     events = events[events["right"].notna()]
     wrong = ~events["right"].astype(bool)
@@ -1352,8 +1361,29 @@ def learning_curve(
         events, "index", wrong, group_columns, bin_width, confidence, ("plays", "wrong_rate")
     )
     dense = curve[curve["plays"] >= min_plays].reset_index(drop=True)
-    dense.attrs.update(curve.attrs, min_plays=min_plays)
+    dense.attrs.update(curve.attrs, min_plays=min_plays, max_seen=max_seen)
     return dense
+
+
+def learning_window(events: pd.DataFrame, phase: int | None = None) -> int | None:
+    """The plays of ``phase`` in which players still choose: the first half of the
+    phase's plays in a median game (while each player still holds about half of the
+    hand dealt). Later, in a phase that makes every card be played, the hands run out
+    of right cards, and a curve of wrong plays rises for every player, the random one
+    too: that is not forgetting. None without a phase or its plays.
+
+    >>> events = pd.DataFrame({"experiment": "e", "cell": "c", "game": [0] * 50 + [1] * 40,
+    ...                        "phase": 1, "index": [*range(50), *range(40)]})
+    >>> learning_window(events, phase=1)
+    22
+    """
+    if phase is None or "phase" not in events.columns:
+        return None
+    plays = events[events["phase"] == phase]
+    if plays.empty:
+        return None
+    per_game = plays.groupby(_game_keys(plays))["index"].max() + 1
+    return max(1, int(per_game.median() // 2))
 
 
 def delphi_accuracy(

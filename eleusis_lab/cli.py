@@ -423,8 +423,29 @@ def build_parser() -> argparse.ArgumentParser:
         " shard is played again and the stored files that replay the same are recorded in"
         " a new one; without --repair, such a folder stops the run (exit 2)",
     )
+    run.add_argument(
+        "--csv",
+        action="store_true",
+        help="also write the tables as CSV, beside the output directory (OUT-csv/results.csv"
+        " and events.csv), as `eleusis-lab export` does",
+    )
     _llm_cache_option(run)
     run.set_defaults(run=_run)
+
+    export = _command(
+        commands,
+        "export",
+        "write a run's tables as CSV",
+        "eleusis-lab export results/rule_complexity --to tables",
+        description="Write a run's tables as CSV (results.csv: a row per game and seat;"
+        " events.csv: a row per play), every stored file checked first, for tools that do"
+        " not read Parquet.",
+    )
+    export.add_argument("dir", help="an output directory of `eleusis-lab run`")
+    export.add_argument(
+        "--to", metavar="DIR", help="where to write the CSV files (default: DIR-csv, beside it)"
+    )
+    export.set_defaults(run=_export)
 
     report = _command(
         commands,
@@ -770,7 +791,14 @@ def _play(args) -> int:
     if not game.needs_rule and args.rule:
         raise ConfigError(f"{args.game} is played without a rule: leave out --rule")
     rule = get_rule(args.rule) if args.rule else None
-    if game.max_players is not None and len(agents) > game.max_players:
+    if game.max_players is not None and args.match:  # each round, one of them deals
+        most = game.max_players + 1
+        if len(agents) > most:
+            raise ConfigError(
+                f"a {args.game} match has at most {most} participants (the dealer of the"
+                f" round and {game.max_players} players), not {len(agents)}"
+            )
+    elif game.max_players is not None and len(agents) > game.max_players:
         most = "one agent" if game.max_players == 1 else f"at most {game.max_players} agents"
         raise ConfigError(f"{args.game} is played by {most}, not {len(agents)}")
     seed = args.seed if args.seed is not None else _fresh_seed()
@@ -832,6 +860,14 @@ def _run(args) -> int:
     from eleusis_lab.runner import run_command  # pandas and pyarrow: only when needed
 
     return run_command(args)
+
+
+def _export(args) -> int:
+    from eleusis_lab.export import export_csv  # pandas and pyarrow: only when needed
+
+    for path in export_csv(args.dir, args.to):
+        print(f"written to {path}")
+    return 0
 
 
 def _report(args) -> int:

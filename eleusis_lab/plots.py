@@ -176,6 +176,8 @@ def _lines(
     return ax
 
 
+#: What the numbers along the foot of a figure are, written over them.
+GAMES_LABEL = "games per point"
 #: The height of a line of games written along the foot of the axes (axes fraction), and
 #: the least distance between two numbers on one line (a closer one goes a line up).
 _GAMES_LINE, _GAMES_GAP = 0.045, 0.06
@@ -205,7 +207,8 @@ def _write_games(ax: Axes, rows: list[tuple[list[float], list[int], Any]]) -> No
         lines = _lines_of([(x - left) / (right - left) for x in xs])
         placed.append((list(zip(xs, games, lines, strict=True)), colour, max(lines) + 1))
     low, high = ax.get_ylim()
-    room = _GAMES_LINE * sum(height for *_, height in placed) + 0.02
+    # the rows, and a line over them saying what the numbers are
+    room = _GAMES_LINE * (1 + sum(height for *_, height in placed)) + 0.02
     ax.set_ylim(low - room * (high - low) / (1 - room), high)
     foot = ax.get_xaxis_transform()  # x in data, y in axes fraction
     bottom = 0.015
@@ -223,6 +226,17 @@ def _write_games(ax: Axes, rows: list[tuple[list[float], list[int], Any]]) -> No
                 color=colour,
             )
         bottom += _GAMES_LINE * height
+    ax.text(
+        0.995,
+        bottom,
+        GAMES_LABEL,
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize="x-small",
+        color="0.35",
+        style="italic",
+    )
 
 
 def _confidence(table: pd.DataFrame) -> str:

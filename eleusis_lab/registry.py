@@ -278,6 +278,12 @@ class Registry(Mapping[str, T], Generic[T]):
             reason = _one_line(error)
             if not isinstance(error, ImportError):
                 reason = f"{type(error).__name__}: {reason}"
+            elif isinstance(error, ModuleNotFoundError) and error.name == module_name.split(".")[0]:
+                # the module's own folder is not on the path (its imports' are another matter)
+                reason += (
+                    f"; if it is a file of yours ({module_name.split('.')[0]}.py), run from its"
+                    " folder with that folder on the path: PYTHONPATH=. eleusis-lab ..."
+                )
             raise AgentSpecError(
                 f"{label}: cannot import module {module_name!r}: {reason}"
             ) from None

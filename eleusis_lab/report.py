@@ -45,7 +45,7 @@ import html
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +54,10 @@ import pandas as pd
 from eleusis_lab.analysis import (
     GAME_KEYS,
     POOLED,
+    SEES_RULE_MARK,
     adaptive_choices,
     agent_labels,
+    attach_agents,
     complexity_correlations,
     complexity_regression,
     dealer_score_by_complexity,
@@ -64,6 +66,7 @@ from eleusis_lab.analysis import (
     games_table,
     leaderboard,
     learning_curve,
+    learning_window,
     model_usage,
 )
 from eleusis_lab.errors import ConfigError
@@ -87,7 +90,9 @@ __all__ = [
     "MARKDOWN_END",
     "MIN_BIN_GAMES",
     "answer_markdown",
+    "below_random_note",
     "report_command",
+    "trial_note",
     "write_report",
 ]
 
@@ -109,6 +114,8 @@ figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 .notes { color: #7a4b00; }
 .lead { font-size: 1.05em; }
+.trial { font-weight: bold; background: #fff4d6; border-left: 4px solid #e0a000;
+         padding: 0.4em 0.8em; }
 ul.answer li { margin: 0.35em 0; }
 .warnings { border-left: 4px solid #c77700; background: #fff8ec; padding: 0.2em 1em; }
 code { font-size: 0.95em; }
@@ -122,6 +129,13 @@ BINS = 10
 #: point's t interval is within 5% of the normal one, and its mean is no longer the
 #: luck of a handful of games.
 MIN_BIN_GAMES = 30
+#: The fewest points a line of the dealer-score figures needs to show a shape: with
+#: fewer games a line-up than this many points of `MIN_BIN_GAMES`, the line-ups are
+#: pooled into one line.
+MIN_POINTS = 5
+#: The by-rule table's rows at each end (most and least dealer-scoring rules) when more
+#: rules were dealt than twice this, and the fewest games of a rule given an interval.
+RULE_ROWS, MIN_RULE_GAMES = 15, 10
 #: The fewest plays a bin of a learning curve holds to be drawn: a rate from a handful of
 #: plays swings to 0 or 1 (late bins hold the few games still going).
 MIN_CURVE_PLAYS = 10
@@ -140,6 +154,7 @@ class _Report:
     path: Path
     figures: list[_Figure]
     notes: list[str]
+    trial: str | None = None  # `trial_note`, for a trial run
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -215,6 +230,51 @@ def _by_lineup(results: pd.DataFrame) -> list[str]:
     return ["lineup", "agent"] if several else ["agent"]
 
 
+def below_random_note(results: pd.DataFrame, events: pd.DataFrame) -> str | None:
+    """Why the random player ranks above learners of its line-up, where it does, in a
+    game whose learning phase makes every card of a hand be played (classic Eleusis):
+    a learner plays the cards it rates right first and so holds its wrong ones back, its
+    wrong plays fewer early in the phase and more late. The rates are read from the
+    events (`learning_window`); None where random ranks below every learner, or the
+    games have no such phase or no events.
+    """
+    phases = {GAMES[name].learning_phase for name in results["game_type"].dropna().unique()}
+    if phases != {1} or events.empty:
+        return None
+    by = _by_lineup(results)
+    window = learning_window(events, 1)
+    plays = attach_agents(events[(events["phase"] == 1) & (events["seat"] >= 0)], results)
+    plays = plays[plays["right"].notna()]
+    plays = plays.assign(wrong=~plays["right"].astype(bool), early=plays["index"] < window)
+    rates = plays.groupby([*by, "early"])["wrong"].mean()
+    sentences = []
+    board = leaderboard(results, by=by)
+    for key, part in board.groupby(by[:-1]) if by[:-1] else [((), board)]:
+        scores = part.set_index("agent")["mean_score"]
+        if "random" not in scores:
+            continue
+        learners = [a for a in scores.index if a != "random" and not a.endswith(SEES_RULE_MARK)]
+        below = [a for a in learners if scores[a] < scores["random"]]
+        if not below:
+            continue
+        where = f" in {key[0]}" if by[:-1] else ""
+
+        def wrong(agent: str, key: tuple = key) -> str:
+            early, late = (rates.get((*key, agent, e), float("nan")) for e in (True, False))
+            return f"{agent} {early:.0%} then {late:.0%}"
+
+        sentences.append(
+            f"Random ranks above {', '.join(below)}{where}. In phase 1 every card of a hand"
+            " is played, so a learner that plays the cards it rates right first holds its"
+            " wrong ones back: the share of wrong plays over the first"
+            f" {window} plays of the phase, then later, is {', '.join(map(wrong, below))},"
+            f" {wrong('random')}. The scores rest on the phase's end and on phase 2, where"
+            " every seat plays its wrong cards back; compare their intervals before"
+            " reading an order."
+        )
+    return " ".join(sentences) or None
+
+
 def _leaderboard_figure(board: pd.DataFrame):
     from eleusis_lab.plots import plot_leaderboard  # matplotlib: only when drawing
 
@@ -228,23 +288,35 @@ def _dealer_figures(results: pd.DataFrame, bins: int, min_games: int):
 
     games = games_table(results)
     games = games[games["dealer_score"].notna()] if "dealer_score" in games else games[:0]
+    lineups = games.groupby("lineup").size() if "lineup" in games else pd.Series(dtype=int)
+    # a line per line-up, unless one would have too few points to show a shape
+    pooled = len(lineups) > 1 and lineups.min() < MIN_POINTS * min_games
+    if pooled:
+        lines = (
+            f"the {len(lineups)} line-ups pooled: with {lineups.min():,} games in a line-up, a"
+            f" line each would have fewer than {MIN_POINTS} points"
+        )
+        within = "merged"
+    else:
+        lines, within = "a line per line-up", "merged within each line-up"
     for measure in (column for column in complexity_columns() if column in games.columns):
         if games[measure].nunique() < 2:  # the answer says so
             continue
-        table = dealer_score_by_complexity(games, measure, bins=bins, min_games=min_games)
+        table = dealer_score_by_complexity(
+            games, measure, bins=bins, by=None if pooled else "lineup", min_games=min_games
+        )
         figure = _new_figure((6.4, 4.4))
         plot_dealer_score(table, ax=figure.add_subplot())
         yield (
             _Figure(
                 f"dealer_score_by_{measure}",
                 f"Dealer score against {measure_label(measure)}",
-                f"Mean dealer score per bin of {measure} ({_count(len(games))}, a line per"
-                f" line-up): {bins} quantile bins, merged within each line-up until each"
-                f" holds at least {min_games} games; the numbers along the foot are the"
-                f" games of each point ({_span(table['games'])}), a row per line-up in its"
-                f" colour, or one when the line-ups agree. 95% confidence band (t) where a"
-                f" point holds at least {BAND_GAMES} games; each point sits at the mean"
-                " complexity of its games.",
+                f"Mean dealer score per bin of {measure} ({_count(len(games))}, {lines}):"
+                f" {bins} quantile bins, {within} until each holds at least {min_games}"
+                f" games; the numbers along the foot are the games of each point"
+                f" ({_span(table['games'])}), a row per line in its colour, or one when"
+                f" the lines agree. 95% confidence band (t) where a point holds at least"
+                f" {BAND_GAMES} games; each point sits at the mean complexity of its games.",
             ),
             figure,
         )
@@ -292,7 +364,10 @@ def _learning_figures(
     phase = phases.pop() if len(phases) == 1 else None
     if phase is not None and not (events["phase"] == phase).any():
         phase = None
-    curve = learning_curve(events, results, by=by, phase=phase, min_plays=MIN_CURVE_PLAYS)
+    window = learning_window(events, phase)
+    curve = learning_curve(
+        events, results, by=by, phase=phase, min_plays=MIN_CURVE_PLAYS, max_seen=window
+    )
     if curve.empty:
         notes.append(
             "The events hold no card a seat played (in Delphi the oracle places them):"
@@ -301,14 +376,22 @@ def _learning_figures(
     else:
         figure = _new_figure((6.8, 4.2))
         plot_learning_curve(curve, ax=figure.add_subplot())
-        which = "phase-1 plays" if phase == 1 else "plays"
+        which = f"phase-{phase} plays" if phase is not None else "plays"
+        shown = (
+            ""
+            if window is None
+            else f" Only the first {window} plays of the phase, half of a median game's,"
+            " while players still hold about half of their hands: later every card must"
+            " be played, the hands run out of right cards and every player's rate climbs,"
+            " the random player's too, which is not forgetting."
+        )
         yield (
             _Figure(
                 "learning_curves",
                 "Learning curves",
                 f"Rate of wrong {which} against the verdicts seen before the play (every"
                 " seat's plays count), in bins of 5 holding at least"
-                f" {MIN_CURVE_PLAYS} plays, with 95% Wilson intervals.",
+                f" {MIN_CURVE_PLAYS} plays, with 95% Wilson intervals.{shown}",
             ),
             figure,
         )
@@ -412,6 +495,7 @@ class _Answer:
     lead: str
     findings: list[str]
     tables: list[_Table]
+    trial: str | None = None  # what a trial run's answer says of itself first
 
 
 def _count(n: int, noun: str = "game") -> str:
@@ -642,6 +726,45 @@ def _regression_table(regression: pd.DataFrame) -> _Table:
     return _Table("Regression", caption, header, rows, [f"{n}." for n in attrs["notes"]])
 
 
+def trial_note(metadata: dict[str, Any], results: pd.DataFrame | None = None) -> str | None:
+    """What the answer of a trial run (fewer games per cell than its spec plays, as
+    ``--games`` asks) says of itself: what the full study is and about how long it takes
+    with as many jobs, at the trial's median time a game (its ``wall_time``, so that
+    starting workers and building hypothesis spaces do not count); None for a run of the
+    spec's size.
+
+    >>> metadata = {"spec": {"games": 2500}, "units": 100, "unit": "game",
+    ...             "source": "experiments/rule_complexity.toml", "cells": [1, 2, 3, 4],
+    ...             "runs": [{"jobs": 2}]}
+    >>> played = pd.DataFrame({"cell": 1, "game": range(400), "wall_time": 0.03})
+    >>> note = trial_note(metadata, played)
+    >>> note.split(":")[0], "(10,000 games)" in note, "about 2 minutes with 2 jobs" in note
+    ('A trial of 400 games (100 per cell), not the study', True, True)
+    >>> trial_note({"spec": {"games": 100}, "units": 100}) is None
+    True
+    """
+    spec = metadata.get("spec") or {}
+    full, units, unit = spec.get("games"), metadata.get("units"), metadata.get("unit", "game")
+    if not (isinstance(full, int) and isinstance(units, int)) or units >= full:
+        return None
+    cells = len(metadata.get("cells") or ()) or 1
+    noun = "matches" if unit == "match" else f"{unit}s"
+    pace = ""
+    runs = metadata.get("runs") or [{}]
+    jobs = runs[-1].get("jobs") or 1
+    if results is not None and "wall_time" in results and results["wall_time"].notna().any():
+        games = results.drop_duplicates([key for key in GAME_KEYS if key in results])
+        per_game = games["wall_time"].median()
+        minutes = per_game * full * cells / jobs / 60
+        pace = f", about {max(1, round(minutes))} minutes with {jobs} jobs at this trial's pace"
+    return (
+        f"A trial of {_count(units * cells, unit)} ({units:,} per cell), not the study: the"
+        f" spec plays {full:,} per cell ({full * cells:,} {noun}), and with fewer games the"
+        " intervals are wider and a sign may differ from the full study's. The full study:"
+        f" eleusis-lab run {metadata.get('source', 'SPEC')}{pace}."
+    )
+
+
 def _ended_at_cap(games: pd.DataFrame) -> pd.DataFrame:
     return games[games["end"] == TURN_CAP] if "end" in games else games.iloc[:0]
 
@@ -700,7 +823,8 @@ def _html_table(table: _Table, text_columns: int = 1) -> str:
 
 
 def _answer_html(answer: _Answer) -> str:
-    parts = [f'<p class="lead">{html.escape(answer.lead)}</p>']
+    parts = [f'<p class="trial">{html.escape(answer.trial)}</p>'] if answer.trial else []
+    parts.append(f'<p class="lead">{html.escape(answer.lead)}</p>')
     if answer.findings:
         items = "".join(f"<li>{html.escape(finding)}</li>" for finding in answer.findings)
         parts.append(f'<ul class="answer">{items}</ul>')
@@ -721,7 +845,8 @@ def _markdown_cell(text: str) -> str:
 
 
 def _answer_markdown(answer: _Answer) -> str:
-    parts = [answer.lead, ""]
+    parts = [f"**{answer.trial}**", ""] if answer.trial else []
+    parts += [answer.lead, ""]
     parts += [f"- {finding}" for finding in answer.findings]
     for table in answer.tables:
         parts += ["", f"**{table.title}.** {table.caption}", ""]
@@ -734,7 +859,7 @@ def _answer_markdown(answer: _Answer) -> str:
     return "\n".join(parts).strip() + "\n\n"
 
 
-def answer_markdown(results: pd.DataFrame) -> str:
+def answer_markdown(results: pd.DataFrame, trial: str | None = None) -> str:
     """The report's first section, the study's answer, as Markdown.
 
     The same sentences and tables as the page (see the module's docstring), for a
@@ -745,6 +870,8 @@ def answer_markdown(results: pd.DataFrame) -> str:
     ----------
     results : DataFrame
         A results table (`eleusis_lab.load_results`).
+    trial : str, optional
+        What a trial run says of itself first (`trial_note`).
 
     Returns
     -------
@@ -761,7 +888,7 @@ def answer_markdown(results: pd.DataFrame) -> str:
     >>> print(text.splitlines()[2][:60])
     - Rule description length (bits): no clear relation with the
     """
-    return _answer_markdown(_answer(results))
+    return _answer_markdown(replace(_answer(results), trial=trial))
 
 
 #: The lines between which `write_report` writes the answer into an existing file.
@@ -975,11 +1102,29 @@ def _rules_html(results: pd.DataFrame) -> str:
     ):
         return "<p>No dealer score in these games.</p>"
     table = dealer_score_by_rule(results, "bits")
+    lead = (
+        f"The dealer's mean score on each of the {len(table)} rules dealt, simplest first;"
+        f" an interval where the rule was dealt in at least {MIN_RULE_GAMES} games."
+    )
+    if len(table) > 2 * RULE_ROWS:
+        ranked = table.sort_values("mean", ascending=False, kind="stable")
+        table = pd.concat([ranked.head(RULE_ROWS), ranked.tail(RULE_ROWS)])
+        lead = (
+            f"The {RULE_ROWS} rules of the {len(ranked)} dealt on which the dealer scores"
+            f" most, then the {RULE_ROWS} on which he scores least; an interval where the"
+            f" rule was dealt in at least {MIN_RULE_GAMES} games. Every rule's:"
+            " eleusis_lab.analysis.dealer_score_by_rule(eleusis_lab.load_results(DIR))."
+        )
     lines = [
-        "<table><tr><th>rule</th><th>bits</th><th>games</th><th>dealer score [95% CI]</th></tr>"
+        f"<p>{html.escape(lead)}</p>",
+        "<table><tr><th>rule</th><th>bits</th><th>games</th><th>dealer score [95% CI]</th></tr>",
     ]
     for _, row in table.iterrows():
-        score = _estimate(row["mean"], row["ci_low"], row["ci_high"])
+        # few games of a rule are often one deal played by several line-ups: no interval
+        enough = row["games"] >= MIN_RULE_GAMES
+        score = _estimate(
+            row["mean"], *((row["ci_low"], row["ci_high"]) if enough else (None,) * 2)
+        )
         lines.append(
             f"<tr><td>{html.escape(str(row['rule']))}</td>"
             f'<td class="num">{row["rule_bits"]:.1f}</td>'
@@ -1086,6 +1231,7 @@ def _page(
     answer: _Answer,
     figures: list[_Figure],
     notes: list[str],
+    below_random: str | None = None,
 ) -> str:
     name = html.escape(str(metadata.get("experiment", "experiment")))
     by_name = {item.name: item for item in figures}
@@ -1107,13 +1253,17 @@ def _page(
         " bootstrap for rank correlations, t for means and regression coefficients, Wilson"
         " for rates, order statistics for medians. A game is won by the seat with the"
         " highest score (a tie of k seats gives each 1/k).</p>",
-        "<h2>The answer: how does the rule's complexity relate to the dealer's score?</h2>",
+        "<h2>The answer: how does the rule's complexity relate to the dealer's score?"
+        + (" (a trial)" if answer.trial else "")
+        + "</h2>",
         _answer_html(answer),
     ]
     if key:
         parts += ["<h2>The dealer's score against each measure</h2>", *map(_figure_html, key)]
     parts += ["<h2>Leaderboard</h2>", _figure_html(by_name["leaderboard"])]
     parts.append(_leaderboards_html(leaderboard(results, by=by)))
+    if below_random:
+        parts.append(f'<p class="lead">{html.escape(below_random)}</p>')
     parts += ["<h2>By seat</h2>", _leaderboards_html(leaderboard(results, by=[*by, "seat"]))]
     parts.append(_usage_html(results))
     parts += ["<h2>By rule</h2>", _rules_html(results)]
@@ -1151,7 +1301,7 @@ def _figures(
     yield (
         _Figure(
             "leaderboard",
-            "Leaderboard",
+            "Mean score per seat-game",
             "Mean score per seat-game of each agent (per line-up), with its 95% confidence"
             " interval (t).",
         ),
@@ -1186,7 +1336,7 @@ def _build(
 
     bar = tqdm(desc="report", unit=" part", disable=not progress, leave=False, dynamic_ncols=True)
     bar.set_postfix_str("the answer")
-    answer = _answer(results)
+    answer = replace(_answer(results), trial=trial_note(metadata, results))
     if place is not None:
         _write_markdown(Path(markdown), place, _answer_markdown(answer))
     bar.update()
@@ -1198,9 +1348,9 @@ def _build(
         bar.update()
     bar.close()
     page = target / "report.html"
-    text = _page(metadata, results, answer, figures, notes)
+    text = _page(metadata, results, answer, figures, notes, below_random_note(results, events))
     write_atomically(page, lambda temporary: Path(temporary).write_text(text, encoding="utf-8"))
-    return _Report(page, figures, notes)
+    return _Report(page, figures, notes, answer.trial)
 
 
 def write_report(
@@ -1284,6 +1434,8 @@ def report_command(args: argparse.Namespace) -> int:
         dpi=args.dpi,
     )
     print(f"{report.path} ({len(report.figures)} figures, PNG and SVG beside it)")
+    if report.trial:
+        print(f"  {report.trial}")
     if args.markdown:
         print(f"{args.markdown} (the answer, as Markdown)")
     for note in report.notes:

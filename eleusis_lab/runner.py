@@ -58,6 +58,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.export import export_csv
 from eleusis_lab.llm_cache_mode import CACHE_MODE_ENV
 from eleusis_lab.progress import GameTicks, tick
 from eleusis_lab.results_schema import row_schema
@@ -811,6 +812,9 @@ def run_command(args: argparse.Namespace) -> int:
         f" ({plural(len(done.shards), 'shard')}"
         f"{resumed}; {run['seconds']:.1f} s)"
     )
+    if getattr(args, "csv", False):
+        for path in export_csv(done.out):
+            print(f"written to {path}")
     if done.faults:
         print(
             f"warning: agents faulted {plural(done.faults, 'time')} in the"

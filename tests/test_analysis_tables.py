@@ -17,6 +17,7 @@ from eleusis_lab.analysis import (
     games_table,
     leaderboard,
     learning_curve,
+    learning_window,
     mean_ci,
     median_ci,
     wilson_ci,
@@ -275,6 +276,17 @@ def test_learning_curve_leaves_out_sparse_bins(plays):
     assert learning_curve(events, results, min_plays=100).empty
     with pytest.raises(ValueError, match="min_plays"):
         learning_curve(events, results, min_plays=0)
+
+
+def test_learning_curve_within_the_window_where_players_still_choose(plays):
+    events, results = plays
+    # phase 1 holds plays 0-5 of the one game: the first half is plays 0, 1, 2
+    assert learning_window(events, phase=1) == 3
+    assert learning_window(events, phase=3) is None and learning_window(events) is None
+    early = learning_curve(events, results, bin_width=4, phase=1, max_seen=3)
+    # a: 0 (wrong), 2 (right); b: 1 (wrong)
+    assert early[["agent", "plays", "wrong_rate"]].values.tolist() == [["a", 2, 0.5], ["b", 1, 1.0]]
+    assert early.attrs["max_seen"] == 3
 
 
 def test_learning_curve_needs_the_agents(plays):

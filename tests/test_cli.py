@@ -57,7 +57,7 @@ def test_rules_equiv(capsys):
     assert lines[0] == "first:   odd(rank(card) + rank(last))"
     assert "context classes" in lines[1]
     code, out, _ = run(capsys, "rules", "equiv", "red(card)", "true")
-    assert code == 0
+    assert code == 1  # they differ, as diff and cmp say of files
     verdict = out.splitlines()[-1]
     assert verdict.startswith("not equivalent: ") and "is wrong under the first rule" in verdict
 
@@ -73,6 +73,11 @@ def test_rules_equiv(capsys):
         (["play", "--game", "delphi", "--retry-in-turn"], "--retry-in-turn does not apply"),
         (["play", "--game", "solo", "--agents", "oracle,oracle"], "solo is played by one agent"),
         (["play", "--game", "solo", "--match"], "solo has no match"),
+        (
+            ["play", "--game", "new-eleusis", "--match", "--players", "9"],
+            "a new-eleusis match has at most 8 participants (the dealer of the round and 7",
+        ),
+        (["play", "--game", "new-eleusis", "--players", "8"], "at most 7 agents, not 8"),
         (["play", "--game", "classic", "--beliefs"], "--beliefs is for solo"),
         (["play", "--game", "four-to-eight", "--players", "4"], "4"),
         (["bench", "solo", "--agents", "oracel"], "oracel"),
@@ -153,6 +158,13 @@ def test_match_of_every_game(capsys, game):
     argv = ["play", "--game", game, "--match", "--agents", "random", "--seed", "1"]
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "total" in out.lower() and "winner" in out
+
+
+def test_a_new_eleusis_match_seats_the_dealer_and_7_players(capsys):
+    argv = ["play", "--game", "new-eleusis", "--match", "--players", "8", "--seed", "1"]
+    code, out, _ = run(capsys, *argv, "--agents", "random")
+    rows = re.findall(r"^\s+p(\d)\s+RandomAgent", out, flags=re.M)
+    assert code == 0 and rows == [str(k) for k in range(8)]
 
 
 def test_play_solo_beliefs_prints_the_best_guess_of_every_turn(capsys):

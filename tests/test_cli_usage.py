@@ -210,3 +210,29 @@ def test_a_run_says_at_its_start_how_many_games_the_cells_make(capsys, tmp_path)
     assert out.startswith("6 games, ")
     code, _, err = run(capsys, "run", str(spec), "--out", out_dir, "--games", "3", "--quiet")
     assert code == 0 and "cells" not in err
+
+
+def test_export_and_run_csv_write_the_tables_the_run_stored(capsys, tmp_path):
+    import pandas as pd
+
+    from eleusis_lab.storage import load_events, load_results
+
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(
+        'games = 2\ndealer = "red(card)"\nagents = ["random", "oracle"]\nevents = true\n'
+    )
+    out = tmp_path / "tiny"
+    code, stdout, _ = run(capsys, "run", str(spec), "--out", str(out), "--quiet", "--csv")
+    assert code == 0 and f"written to {tmp_path / 'tiny-csv' / 'results.csv'}" in stdout
+    results = pd.read_csv(tmp_path / "tiny-csv" / "results.csv")
+    stored = load_results(out)
+    assert list(results.columns) == list(stored.columns) and len(results) == len(stored) == 4
+    assert results["score"].tolist() == stored["score"].tolist()
+    code, stdout, _ = run(capsys, "export", str(out), "--to", str(tmp_path / "elsewhere"))
+    events = pd.read_csv(tmp_path / "elsewhere" / "events.csv")
+    stored = load_events(out)
+    assert code == 0 and list(events.columns) == list(stored.columns)
+    assert len(events) == len(stored)
+    (out / "rows" / next(p.name for p in (out / "rows").iterdir())).write_bytes(b"damaged")
+    code, _, err = run(capsys, "export", str(out))
+    assert code == 2 and "damaged: not a whole Parquet file" in err and "--repair" in err

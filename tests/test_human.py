@@ -376,6 +376,17 @@ def test_solo_declarations():
     assert "solo Eleusis: find the rule; the starter is" in person.text
 
 
+def test_a_person_who_declares_is_shown_the_rule_language_once_and_again_on_help():
+    person = Person(rule=["?", "", "red(card)"])
+    record = play_solo("red(card)", person.agent(), seed=3)
+    assert record.found_turn is not None
+    vocabulary = ("THE RULE LANGUAGE", "run(color)", "empty: the main line is empty", "length")
+    assert all(word in person.text for word in vocabulary)
+    # before the first declaration, then after the "?" only
+    assert person.text.count("THE RULE LANGUAGE") == 2
+    assert "  - color(card) != color(last)" in person.text  # its examples, one a line
+
+
 def test_solo_shows_the_turn_the_score_the_card_drawn_and_a_counter_example():
     person = Person(rule=["", "black(card)", "red(card)"])
     agent = person.agent()

@@ -25,6 +25,7 @@ from eleusis_lab.analysis import (  # noqa: E402
 from eleusis_lab.games.classic import play_classic  # noqa: E402
 from eleusis_lab.games.delphi import play_delphi  # noqa: E402
 from eleusis_lab.plots import (  # noqa: E402
+    GAMES_LABEL,
     draw_layout,
     layout_figsize,
     plot_adaptive_choices,
@@ -221,7 +222,7 @@ def test_dealer_score_bands_skip_bins_of_few_games_and_one_line_shows_its_counts
     (band,) = ax.collections
     xs = np.concatenate([path.vertices[:, 0] for path in band.get_paths()])
     assert xs.min() == 20.0 and xs.max() == 30.0  # not over the bin of 2 games
-    assert [text.get_text() for text in ax.texts] == ["2", str(BAND_GAMES), "12"]
+    assert [text.get_text() for text in ax.texts] == ["2", str(BAND_GAMES), "12", GAMES_LABEL]
     plt.close("all")
 
 
@@ -237,8 +238,11 @@ def test_each_points_games_are_written_at_the_foot_a_row_per_lineup(games):
         assert [t.get_position()[0] for t in texts] == part["x"].tolist()
     # the numbers sit below every line: the axes grew downwards
     low, high = ax.get_ylim()
-    top_row = max(t.get_position()[1] for t in ax.texts)  # in axes fraction
+    numbers = [t for t in ax.texts if t.get_text() != GAMES_LABEL]
+    top_row = max(t.get_position()[1] for t in numbers)  # in axes fraction
     assert low + (top_row + 0.05) * (high - low) < table["mean"].min()
+    (label,) = [t for t in ax.texts if t.get_text() == GAMES_LABEL]  # says what they are
+    assert label.get_position()[1] > top_row
 
 
 def test_lineups_of_the_same_points_share_one_row_of_games():
@@ -251,7 +255,7 @@ def test_lineups_of_the_same_points_share_one_row_of_games():
         }
     )
     ax = plot_dealer_score(dealer_score_by_complexity(games), ax=fresh_axes())
-    assert [text.get_text() for text in ax.texts] == ["2", "2"]
+    assert [text.get_text() for text in ax.texts] == ["2", "2", GAMES_LABEL]
 
 
 def test_score_distributions_a_box_per_lineup_and_no_dealer_panel_without_one():
@@ -286,6 +290,7 @@ def test_numbers_of_close_points_take_turns_on_two_lines():
         }
     )
     ax = plot_dealer_score(table, ax=fresh_axes())
-    assert [text.get_text() for text in ax.texts] == ["1,200", "40", "50", "60"]
-    heights = [text.get_position()[1] for text in ax.texts]
+    numbers = ax.texts[:-1]  # the last says what they are
+    assert [text.get_text() for text in numbers] == ["1,200", "40", "50", "60"]
+    heights = [text.get_position()[1] for text in numbers]
     assert heights[0] == heights[2] == heights[3] < heights[1]

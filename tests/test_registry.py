@@ -45,6 +45,7 @@ def test_unknown_name_lists_the_known_names():
     ("spec", "message"),
     [
         ("no_such_module_xyz:Agent", "cannot import module 'no_such_module_xyz'"),
+        ("no_such_module_xyz:Agent", "run from its folder with that folder on the path"),
         ("eleusis_agents.simple:NoSuchAgent", "has no 'NoSuchAgent'"),
         ("eleusis_lab.cards:Card", "'Card' is not an Agent subclass"),
         ("eleusis_lab.cards:N_FACES", "is not an Agent subclass"),

@@ -23,6 +23,7 @@ from eleusis_lab.report import (  # noqa: E402
     MARKDOWN_BEGIN,
     MARKDOWN_END,
     answer_markdown,
+    below_random_note,
     report_command,
     write_report,
 )
@@ -133,7 +134,8 @@ def test_report_page_has_the_run_and_the_leaderboard(spread_run, spread_report):
     assert metadata["runs"][-1]["started"] in page
     assert "mixed: random, oracle, tree, bayes(grammar=colours_suits" in page
     leaderboard = page[page.index("<h2>Leaderboard</h2>") : page.index("<h2>By seat</h2>")]
-    assert re.findall(r"<h3>([^<]+)</h3>", leaderboard) == ["Leaderboard", "mixed", "pair"]
+    titles = re.findall(r"<h3>([^<]+)</h3>", leaderboard)
+    assert titles == ["Mean score per seat-game", "mixed", "pair"]  # the heading once
     assert leaderboard.count("<tr>") == 2 + 6  # a table per line-up: its header, 4 + 2 agents
     by_seat = page[page.index("<h2>By seat</h2>") : page.index("<h2>By rule</h2>")]
     assert "<th>seat</th>" in by_seat and by_seat.count("<tr>") > 2 + 6
@@ -371,3 +373,61 @@ def test_the_regression_caption_names_the_standard_errors_it_reports():
     alone = answer_markdown(shared.assign(seed=range(20)))
     assert "classical standard errors and 95% t intervals" in alone
     assert "clustered" not in alone
+
+
+def _two_seats(scores, game_type="classic"):
+    """Two classic games of random (seat 0) and tree (seat 1), and their phase-1 plays:
+    random wrong on its 1st and 4th plays, tree right on its first two, wrong after."""
+    results = pd.DataFrame(
+        {
+            "experiment": "e",
+            "cell": "c",
+            "lineup": "x",
+            "game": [0, 0, 1, 1],
+            "seat": [0, 1, 0, 1],
+            "game_type": game_type,
+            "agent": ["random", "tree"] * 2,
+            "score": scores,
+            "sees_rule": False,
+        }
+    )
+    events = pd.DataFrame(
+        {
+            "experiment": "e",
+            "cell": "c",
+            "game": 0,
+            "phase": 1,
+            "seat": [0, 1] * 4,
+            "index": range(8),
+            "right": [False, True, True, True, True, False, False, False],
+        }
+    )
+    return results, events
+
+
+def test_a_learner_below_random_is_explained_with_its_early_and_late_wrong_plays():
+    note = below_random_note(*_two_seats([5.0, 1.0, 4.0, 2.0]))
+    # the window is half the phase's 8 plays; by hand: tree 0/2 then 2/2, random 1/2, 1/2
+    assert note.startswith("Random ranks above tree. In phase 1 every card")
+    assert "over the first 4 plays of the phase, then later, is tree 0% then 100%," in note
+    assert "random 50% then 50%" in note
+    assert below_random_note(*_two_seats([1.0, 5.0, 2.0, 4.0])) is None  # random last
+    assert below_random_note(*_two_seats([5.0, 1.0, 4.0, 2.0], "delphi")) is None
+
+
+def test_a_trial_says_so_above_its_answer_and_in_its_markdown(tmp_path):
+    spec = {
+        "name": "trial",
+        "games": 8,
+        "dealer": {"kind": "spread", "measure": "bits", "bins": 2, **POOL},
+        "agents": ["random", "oracle"],
+    }
+    out = tmp_path / "run"
+    run_experiment(spec, out=out, progress=False, games=2)
+    page = write_report(out, example_game=False, markdown=tmp_path / "answer.md")
+    text = page.read_text(encoding="utf-8")
+    assert "(a trial)</h2>" in text
+    assert "A trial of 2 games (2 per cell), not the study: the spec plays 8 per cell" in text
+    assert (tmp_path / "answer.md").read_text().count("**A trial of 2 games") == 1
+    run_experiment(spec, out=tmp_path / "full", progress=False)
+    assert "a trial" not in write_report(tmp_path / "full", example_game=False).read_text()

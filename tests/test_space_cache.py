@@ -111,3 +111,43 @@ def test_a_sound_entry_loads_without_a_warning(cache):
         warnings.simplefilter("error")
         space = build_space(GRAMMAR, SIZE)
     assert isinstance(space.table.base, np.memmap) and len(space) == SIZE
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, keeping what is written to it."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_a_person_at_a_terminal_is_told_a_space_is_built_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("ELEUSIS_LAB_CACHE", str(tmp_path))
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    cached_space.cache_clear()
+    build_space(GRAMMAR, SIZE)
+    said = terminal.text.splitlines()
+    assert len(said) == 2 and "building the hypothesis space of grammar 'colours_suits'" in said[0]
+    assert "300 hypotheses, once on this machine" in said[0] and str(tmp_path) in said[0]
+    assert said[1].startswith("eleusis-lab: built in ")
+    cached_space.cache_clear()
+    build_space(GRAMMAR, SIZE)  # read from the disk: nothing to say
+    assert len(terminal.text.splitlines()) == 2
+    cached_space.cache_clear()
+
+
+def test_nothing_is_said_where_stderr_is_not_a_terminal(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ELEUSIS_LAB_CACHE", str(tmp_path))
+    cached_space.cache_clear()
+    build_space(GRAMMAR, SIZE)
+    assert capsys.readouterr().err == ""
+    cached_space.cache_clear()

@@ -24,7 +24,9 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict
@@ -90,9 +92,24 @@ def cached_space(
                 stacklevel=4,
             )
             shutil.rmtree(path, ignore_errors=True)
+    started = time.perf_counter()
+    _tell(
+        f"eleusis-lab: building the hypothesis space of grammar {grammar.name!r},"
+        f" {max_hypotheses:,} hypotheses, once on this machine; later runs read it from"
+        f" {path.parent}"
+    )
     space = enumerate_space(grammar, max_hypotheses, max_bits, progress)
     _save(space, path)
+    _tell(f"eleusis-lab: built in {time.perf_counter() - started:.0f} s")
     return space
+
+
+def _tell(line: str) -> None:
+    """Say ``line`` to a person watching the terminal (a first run stalls otherwise while
+    a space is built); nothing when stderr is not a terminal (a log, a test, a pipe)."""
+    stream = sys.stderr
+    if stream is not None and stream.isatty():
+        print(line, file=stream, flush=True)
 
 
 #: The arrays of a cached space, one ``.npy`` file each; the table is memory-mapped.

@@ -1,5 +1,6 @@
-"""The engine of Delphi: its options (`DelphiConfig`) and one game (`play_delphi`), a
-driver that asks the agents for the decisions of `eleusis_lab.games.delphi.state`.
+"""The engine of Delphi: its options (`DelphiConfig`) and one game (`play_delphi`), the
+state of `eleusis_lab.games.delphi.state` driven (`eleusis_lab.games.driver.drive`) with
+the agents' predictions (`DelphiSeats`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,9 @@ from time import perf_counter
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, Event, GameTraits, Observation
-from eleusis_lab.cards import Card
+from eleusis_lab.agent import Agent, GameTraits
 from eleusis_lab.engines import (
     DECISION_LIMIT,
-    FaultLog,
     check_agents,
     check_fault_options,
     check_seed,
@@ -29,6 +28,7 @@ from eleusis_lab.games.delphi.record import (
 )
 from eleusis_lab.games.delphi.scoring import delphi_scores
 from eleusis_lab.games.delphi.state import DelphiState, delphi_deal
+from eleusis_lab.games.driver import AgentSeats, drive
 from eleusis_lab.record import OVER_TIME
 from eleusis_lab.rules import Rule, parse
 
@@ -106,6 +106,65 @@ def read_probability(result: object) -> float | None:
     return p if p is not None and 0.0 <= p <= 1.0 else None  # NaN fails both
 
 
+class DelphiSeats(AgentSeats):
+    """The agents at Delphi's seats: each predicts the card to turn (`decide`), within
+    its time budget and decision limit, a faulty prediction counting as
+    `SUBSTITUTE_PROBABILITY`; every agent observes each verdict (`AgentSeats.heard`).
+
+    ``seed`` is the game's: the agents' generators are spawned from the seed that
+    shuffled the deck.
+    """
+
+    def __init__(self, agents: Sequence[Agent], config: DelphiConfig, rule: Rule, seed: int):
+        super().__init__(agents, config, [])
+        self.rule = rule
+        self.seed = seed
+        self.predictors = [agent.predict for agent in self.agents]
+        self.budget = config.decision_seconds
+        self.call = self.faults.limit.call
+
+    def start(self, state: DelphiState) -> None:
+        n = len(self.agents)
+        children = np.random.SeedSequence(self.seed).spawn(n)
+        rngs = [np.random.default_rng(child) for child in children]
+        self.faults.start_games(GAME, TRAITS, self.rule, state.starter, ((),) * n, rngs)
+
+    def decide(self, seat: int, state: DelphiState) -> float:
+        """The seat's probability that the card to turn is right, or 0.5 after a fault.
+
+        Each seat sees the table as it was before the card: every player predicts
+        before anyone hears the verdict, which the last prediction brings.
+        """
+        faults, budget, call = self.faults, self.budget, self.call
+        obs = state.observation(seat)
+        started = perf_counter() if budget is not None else 0.0  # timed only against a budget
+        try:
+            result = call(self.predictors[seat], obs, [state.card], seat=seat)
+        except Exception as error:
+            faults.failed(seat, error, len(self.events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        if budget is not None and (seconds := perf_counter() - started) > budget:
+            message = f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
+            if faults.stop:
+                raise faults.agent_error(seat, message)
+            faults.add(seat, OVER_TIME, message, len(self.events), 1, "predict")
+        try:  # reading the answer may run the agent's code: a call of its own
+            probability = call(read_probability, result, seat=seat)
+        except Exception as error:
+            faults.failed(seat, error, len(self.events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        if probability is None:
+            message = (
+                f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
+                " one card asked"
+            )
+            if faults.stop:
+                raise faults.agent_error(seat, message)
+            faults.add(seat, NOT_A_PROBABILITY, message, len(self.events), 1, "predict")
+            return SUBSTITUTE_PROBABILITY
+        return probability
+
+
 def play_delphi(
     rule: Rule | str,
     agents: Sequence[Agent],
@@ -162,55 +221,8 @@ def play_delphi(
     n = len(agents)
 
     state = DelphiState.deal(rule, seed, config, players=n)
-    # The agents' generators are spawned from the seed that shuffled the deck.
-    agent_rngs = [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(n)]
-    events: list[Event] = []
-    faults = FaultLog(agents, config, events)
-    stop, budget, decide = faults.stop, config.decision_seconds, faults.limit.call
-    timed = budget is not None  # a prediction is timed only against a budget
-    with faults.limit:  # armed for the game
-        faults.start_games(GAME, TRAITS, rule, state.starter, ((),) * n, agent_rngs)
-
-        predictors = [agent.predict for agent in agents]
-        observers = faults.observers()
-
-        def ask(seat: int, obs: Observation, card: Card) -> float:
-            """The seat's probability that ``card`` is right, or 0.5 after a fault."""
-            started = perf_counter() if timed else 0.0
-            try:
-                result = decide(predictors[seat], obs, [card], seat=seat)
-            except Exception as error:
-                faults.failed(seat, error, len(events), 1, "predict")
-                return SUBSTITUTE_PROBABILITY
-            if timed and (seconds := perf_counter() - started) > budget:
-                message = (
-                    f"took {seconds * 1e3:.3g} ms to predict; the budget is {budget * 1e3:.3g} ms"
-                )
-                if stop:
-                    raise faults.agent_error(seat, message)
-                faults.add(seat, OVER_TIME, message, len(events), 1, "predict")
-            try:  # reading the answer may run the agent's code: a call of its own
-                probability = decide(read_probability, result, seat=seat)
-            except Exception as error:
-                faults.failed(seat, error, len(events), 1, "predict")
-                return SUBSTITUTE_PROBABILITY
-            if probability is None:
-                message = (
-                    f"predicted {shown(result)}, which is not one probability in [0, 1] for the"
-                    " one card asked"
-                )
-                if stop:
-                    raise faults.agent_error(seat, message)
-                faults.add(seat, NOT_A_PROBABILITY, message, len(events), 1, "predict")
-                return SUBSTITUTE_PROBABILITY
-            return probability
-
-        to_move, observation, apply = state.to_move, state.observation, state.apply
-        while (seat := to_move()) is not None:
-            # Each seat sees the table as it was before the card: every player predicts
-            # before anyone hears the verdict, which the last prediction brings.
-            for event in apply(ask(seat, observation(seat), state.card)):
-                faults.announce(event, observers)
+    seats = DelphiSeats(agents, config, rule, seed)
+    drive(state, seats)
 
     chips = state.chips()
     player_scores, oracle_score = delphi_scores(chips)
@@ -220,7 +232,7 @@ def play_delphi(
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agents=faults.described(),
+        agents=seats.faults.described(),
         starter=state.starter,
         events=tuple(state.events),
         probabilities=tuple(state.probabilities),
@@ -229,5 +241,5 @@ def play_delphi(
         chips=tuple(chips),
         player_scores=tuple(player_scores),
         oracle_score=oracle_score,
-        faults=faults.recorded(),
+        faults=seats.faults.recorded(),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from eleusis_lab.agent import Event
 from eleusis_lab.games.delphi.record import (
     DECK,
     DELPHI_FAULT_CALLS,
@@ -17,6 +18,7 @@ from eleusis_lab.games.delphi.record import (
 )
 from eleusis_lab.games.delphi.scoring import delphi_scores
 from eleusis_lab.games.delphi.state import DelphiState, delphi_deal
+from eleusis_lab.games.driver import RecordedSeats, drive
 from eleusis_lab.record import (
     OVER_TIME,
     FaultRules,
@@ -29,14 +31,15 @@ from eleusis_lab.rules import RuleSyntaxError, parse
 # -- replay -------------------------------------------------------------------------------
 
 
-def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over the game
+def replay_delphi(rec: DelphiRecord) -> list[str]:
     """Check a Delphi record against the rules, without the agents.
 
     Re-parses the rule and re-deals from the seed, plays the recorded cards and
     predictions through `eleusis_lab.games.delphi.state.DelphiState` (the rules the
-    engine plays by) and compares every verdict and position, the main line and side
-    column, checks every probability (one per seat, in [0, 1], 0.5 where a prediction
-    was faulty) and the faults, and compares the chips and the scores the state gives.
+    engine plays by, driven by `eleusis_lab.games.driver.drive`) and compares every
+    verdict and position, the main line and side column, checks every probability (one
+    per seat, in [0, 1], 0.5 where a prediction was faulty) and the faults, and compares
+    the chips and the scores the state gives.
     `eleusis_lab.record.replay` calls it for this game.
 
     Parameters
@@ -85,28 +88,9 @@ def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over
     # Every card judged by the rule in its context: the state turns the recorded cards
     # with the recorded predictions (a bad one as the substitute: reported below).
     state = DelphiState(rule, rec.starter, cards, n)
-    rows = rec.probabilities
-    for k, e in enumerate(rec.events):
-        where = f"event {k} ({card_text(e.card)})"
-        if (e.seat, e.phase) != (ORACLE, 1):
-            problems.append(
-                f"{where}: seat {e.seat} in phase {e.phase}; the oracle's cards are seat"
-                f" {ORACLE} in phase 1"
-            )
-        row = rows[k] if k < len(rows) else ()
-        for seat in range(n):
-            p = row[seat] if seat < len(row) else None
-            made = state.apply(p if _is_probability(p) else SUBSTITUTE_PROBABILITY)
-        placed = made[0]  # the last seat's prediction turned the card
-        if e.position != placed.position:
-            problems.append(
-                f"{where}: position {e.position}, but the main line ended at {placed.position}"
-            )
-        if placed.right != e.right:
-            problems.append(
-                f"{where}: recorded {right_or_wrong(e.right)}, but the rule says"
-                f" {right_or_wrong(placed.right)}"
-            )
+    seats = _Predictions(rec, n)
+    drive(state, seats)
+    problems += seats.problems
     if tuple(rec.main_line) != state.main_line:
         problems.append("the main line differs from the one the verdicts give")
     if tuple(rec.side_column) != state.side_column:
@@ -137,6 +121,46 @@ def replay_delphi(rec: DelphiRecord) -> list[str]:  # noqa: C901 - one pass over
     if rec.oracle_score != oracle:
         problems.append(f"oracle score: recorded {rec.oracle_score}, the chips give {oracle}")
     return problems
+
+
+class _Predictions(RecordedSeats):
+    """A Delphi record's predictions, card by card and seat by seat (a missing or bad
+    one as the substitute); each card's event, which its last prediction makes, is
+    compared with the record's."""
+
+    def __init__(self, rec: DelphiRecord, n: int):
+        rows = rec.probabilities
+        predictions = []
+        for k in range(len(rec.events)):
+            row = rows[k] if k < len(rows) else ()
+            for seat in range(n):
+                p = row[seat] if seat < len(row) else None
+                predictions.append(p if _is_probability(p) else SUBSTITUTE_PROBABILITY)
+        super().__init__(predictions)
+        self.players = n
+        self.recorded = rec.events
+
+    def compare(self, index: int, action: float, events: tuple[Event, ...]) -> None:
+        if not events:
+            return
+        placed = events[0]  # the last seat's prediction turned the card
+        k = index // self.players
+        e = self.recorded[k]
+        where = f"event {k} ({card_text(e.card)})"
+        if (e.seat, e.phase) != (ORACLE, 1):
+            self.problems.append(
+                f"{where}: seat {e.seat} in phase {e.phase}; the oracle's cards are seat"
+                f" {ORACLE} in phase 1"
+            )
+        if e.position != placed.position:
+            self.problems.append(
+                f"{where}: position {e.position}, but the main line ended at {placed.position}"
+            )
+        if placed.right != e.right:
+            self.problems.append(
+                f"{where}: recorded {right_or_wrong(e.right)}, but the rule says"
+                f" {right_or_wrong(placed.right)}"
+            )
 
 
 def _check_faults(rec: DelphiRecord) -> list[str]:

@@ -1,22 +1,22 @@
 """The engine of New Eleusis: its options (`NewEleusisConfig`) and one round
-(`play_new_eleusis`), which asks the agents and applies their decisions to the round's
-state (`eleusis_lab.games.new_eleusis.state.NewEleusisState`).
+(`play_new_eleusis`), the round's state (`eleusis_lab.games.new_eleusis.state.NewEleusisState`)
+driven (`eleusis_lab.games.driver.drive`) with the agents' decisions (`NewEleusisSeats`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from time import perf_counter
 from typing import Any
 
 import numpy as np
 
-from eleusis_lab.agent import Agent, GameTraits
+from eleusis_lab.agent import Agent, Event, GameTraits
 from eleusis_lab.cards import Card, format_cards
 from eleusis_lab.engines import (
     DECISION_LIMIT,
-    FaultLog,
     card_key,
     check_agents,
     check_capabilities,
@@ -28,6 +28,7 @@ from eleusis_lab.engines import (
     shown,
 )
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.driver import AgentSeats, drive
 from eleusis_lab.games.new_eleusis.decisions import NewEleusisDecisions
 from eleusis_lab.games.new_eleusis.record import (
     GAME,
@@ -196,6 +197,117 @@ def _bool_problem(value: object, call: str) -> str | None:
     return f"{call} returned {shown(value)}; it answers True or False"
 
 
+class NewEleusisSeats(AgentSeats):
+    """The agents at a round's seats: each decision (a turn, the Prophet's call, a
+    declaration) asked within the time budget and the decision limit (`decide`), a
+    faulty one recorded and replaced; every agent observes each event of a judged turn
+    (`heard`). The faults' index is the turn (``turns``, the state's list of them).
+    """
+
+    def __init__(self, agents: Sequence[Agent], config: NewEleusisConfig, turns: list, rule: Rule):
+        super().__init__(agents, config, turns)
+        self.rule = rule
+        self.budget = config.decision_seconds
+        self.call = self.faults.limit.call
+        self.checks = {
+            call: partial(_bool_problem, call=call)
+            for call in ("call_play", "call_no_play", "declare_prophet")
+        }
+
+    def start(self, state: NewEleusisState) -> None:
+        n = len(self.agents)
+        rngs = [np.random.default_rng(child) for child in state.sequence.spawn(n)]
+        self.faults.start_games(GAME, TRAITS, self.rule, state.starter, state.dealt, rngs)
+
+    def decide(self, seat: int, state: NewEleusisState) -> Any:
+        """The decision to come (`NewEleusisState.decision`) of the agent at ``seat``,
+        as the state takes it."""
+        index = len(self.events)
+        agent = self.agents[seat]
+        if state.decision == TURN:
+            obs = state.observation(seat)
+            hand = obs.hand
+            chosen = self.ask(
+                seat,
+                "choose_turn",
+                agent.choose_turn,
+                (obs,),
+                obs.phase,
+                lambda value: turn_problem(value, hand),
+                (hand[0],),
+                index,
+            )
+            return () if chosen is None else own_turn(chosen, hand)
+        if state.decision == CALL:
+            seen, cards = state.observation(seat), state.pending
+            if cards:
+                method, what, args = agent.call_play, "call_play", (seen, cards)
+            else:
+                hand = tuple(state.hands[state.seat])
+                method, what, args = agent.call_no_play, "call_no_play", (seen, hand)
+            call = self.ask(seat, what, method, args, seen.phase, self.checks[what], True, index)
+            return bool(call)
+        # the player who has just played may declare himself Prophet
+        after, phase = state.observation(seat), self.events[-1].phase
+        method, check = agent.declare_prophet, self.checks["declare_prophet"]
+        declared = self.ask(
+            seat, "declare_prophet", method, (after,), phase, check, False, index - 1
+        )
+        return bool(declared)
+
+    def ask(
+        self,
+        seat: int,
+        call: str,
+        method: Callable[..., Any],
+        args: tuple,
+        phase: int,
+        problem: Callable[[Any], str | None],
+        substitute: Any,
+        turn: int,
+    ) -> Any:
+        """An agent's decision, or ``substitute`` after a recorded fault."""
+        faults, budget = self.faults, self.budget
+        started = perf_counter()
+        try:
+            value = self.call(method, *args, seat=seat)
+        except Exception as error:
+            faults.failed(seat, error, turn, phase, call)
+            return substitute
+        if budget is not None:
+            seconds = perf_counter() - started
+            if seconds > budget:
+                message = (
+                    f"took {seconds * 1e3:.3g} ms to decide ({call}); the budget is"
+                    f" {budget * 1e3:.3g} ms"
+                )
+                if faults.stop:
+                    raise faults.agent_error(seat, message)
+                faults.add(seat, OVER_TIME, message, turn, phase, call)
+        message = problem(value)
+        if message is not None:
+            if faults.stop:
+                raise faults.agent_error(seat, message)
+            kind = ILLEGAL_CARD if call == "choose_turn" else ILLEGAL_DECISION
+            faults.add(seat, kind, message, turn, phase, call)
+            return substitute
+        return value
+
+    def heard(self, action: Any, events: tuple[Event, ...], state: NewEleusisState) -> None:
+        """Tell every agent of each event of the turn just judged (the state has
+        appended it to its turns already)."""
+        if not events:
+            return
+        faults, turns, call = self.faults, self.events, self.call
+        index, phase = len(turns) - 1, turns[-1].phase
+        for event in events:
+            for other, agent in enumerate(self.agents):
+                try:
+                    call(agent.observe, event, seat=other)
+                except Exception as error:
+                    faults.failed(other, error, index, phase, "observe")
+
+
 def play_new_eleusis(
     rule: Rule | str,
     agents: Sequence[Agent],
@@ -252,94 +364,8 @@ def play_new_eleusis(
     seed = check_seed(seed)
     n = len(agents)
     state = NewEleusisState(rule, n, seed, config)
-    agent_rngs = [np.random.default_rng(child) for child in state.sequence.spawn(n)]
-    turns = state.turns
-    faults = FaultLog(agents, config, turns)  # type: ignore[arg-type] # its index: the turn
-    stop, budget, decide = faults.stop, config.decision_seconds, faults.limit.call
-
-    with faults.limit:  # armed for the game
-        faults.start_games(GAME, TRAITS, rule, state.starter, state.dealt, agent_rngs)
-
-        def ask(
-            seat: int,
-            call: str,
-            method: Callable[..., Any],
-            args: tuple,
-            phase: int,
-            problem: Callable[[Any], str | None],
-            substitute: Any,
-            turn: int,
-        ) -> Any:
-            """An agent's decision, or ``substitute`` after a recorded fault."""
-            started = perf_counter()
-            try:
-                value = decide(method, *args, seat=seat)
-            except Exception as error:
-                faults.failed(seat, error, turn, phase, call)
-                return substitute
-            if budget is not None:
-                seconds = perf_counter() - started
-                if seconds > budget:
-                    message = (
-                        f"took {seconds * 1e3:.3g} ms to decide ({call}); the budget is"
-                        f" {budget * 1e3:.3g} ms"
-                    )
-                    if stop:
-                        raise faults.agent_error(seat, message)
-                    faults.add(seat, OVER_TIME, message, turn, phase, call)
-            message = problem(value)
-            if message is not None:
-                if stop:
-                    raise faults.agent_error(seat, message)
-                kind = ILLEGAL_CARD if call == "choose_turn" else ILLEGAL_DECISION
-                faults.add(seat, kind, message, turn, phase, call)
-                return substitute
-            return value
-
-        def is_bool(call: str) -> Callable[[Any], str | None]:
-            return lambda value: _bool_problem(value, call)
-
-        while (seat := state.to_move()) is not None:
-            index = len(turns)
-            if state.decision == TURN:
-                obs = state.observation(seat)
-                hand = obs.hand
-                chosen = ask(
-                    seat,
-                    "choose_turn",
-                    agents[seat].choose_turn,
-                    (obs,),
-                    obs.phase,
-                    lambda value, hand=hand: turn_problem(value, hand),
-                    (hand[0],),
-                    index,
-                )
-                events = state.apply(() if chosen is None else own_turn(chosen, hand))
-            elif state.decision == CALL:
-                seen, cards = state.observation(seat), state.pending
-                if cards:
-                    method, what, args = agents[seat].call_play, "call_play", (seen, cards)
-                else:
-                    hand = tuple(state.hands[state.seat])
-                    method, what, args = agents[seat].call_no_play, "call_no_play", (seen, hand)
-                call = ask(seat, what, method, args, seen.phase, is_bool(what), True, index)
-                events = state.apply(bool(call))
-            else:  # the player who has just played may declare himself Prophet
-                after, phase = state.observation(seat), turns[-1].phase
-                method = agents[seat].declare_prophet
-                check = is_bool("declare_prophet")
-                declared = ask(
-                    seat, "declare_prophet", method, (after,), phase, check, False, index - 1
-                )
-                events = state.apply(bool(declared))
-            if events:
-                index, phase = len(turns) - 1, turns[-1].phase
-                for event in events:
-                    for other, agent in enumerate(agents):
-                        try:
-                            decide(agent.observe, event, seat=other)
-                        except Exception as error:
-                            faults.failed(other, error, index, phase, "observe")
+    seats = NewEleusisSeats(agents, config, state.turns, rule)
+    drive(state, seats)
 
     return NewEleusisRecord(
         game=GAME,
@@ -347,7 +373,7 @@ def play_new_eleusis(
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agents=faults.described(),
+        agents=seats.faults.described(),
         **state.record_fields(),
-        faults=faults.recorded(),
+        faults=seats.faults.recorded(),
     )

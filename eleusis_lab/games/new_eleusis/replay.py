@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from eleusis_lab.agent import Event
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     check_seed,
 )
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.driver import END, RecordedSeats, drive
 from eleusis_lab.games.new_eleusis.engine import NewEleusisConfig, turn_problem
 from eleusis_lab.games.new_eleusis.record import (
     DECISIONS,
@@ -24,7 +26,7 @@ from eleusis_lab.games.new_eleusis.record import (
     NewEleusisRecord,
     Turn,
 )
-from eleusis_lab.games.new_eleusis.state import CALL, DECLARE, NewEleusisState
+from eleusis_lab.games.new_eleusis.state import CALL, DECLARE, TURN, NewEleusisState
 from eleusis_lab.games.new_eleusis.table import check_rule
 from eleusis_lab.record import (
     OVER_TIME,
@@ -47,17 +49,17 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - one pass
+def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:
     """Check a New Eleusis record against the rules, without the agents.
 
     Re-parses the rule, re-deals from the seed, and plays the recorded decisions (each
     turn's cards or "no play", the Prophet's calls, the declarations of Prophet) on a
-    fresh state: the turn order, that each card played is held, every verdict, draw,
-    overthrow and expulsion, the Prophets, the end of the round, the final lines,
-    hands and stock, and the scores must all be those the rules give. Faults are
-    checked too: each names the seat and agent of its decision, and a replaced decision
-    is the engine's substitute (the first card of the hand; a call of "right"; no
-    declaration).
+    fresh state (`eleusis_lab.games.driver.drive`): the turn order, that each card
+    played is held, every verdict, draw, overthrow and expulsion, the Prophets, the end
+    of the round, the final lines, hands and stock, and the scores must all be those
+    the rules give. Faults are checked too: each names the seat and agent of its
+    decision, and a replaced decision is the engine's substitute (the first card of the
+    hand; a call of "right"; no declaration).
 
     Parameters
     ----------
@@ -99,69 +101,24 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
         return [f"the round cannot be set up from its seed and config: {error}"]
     if (state.starter, state.dealt) != (record.starter, tuple(map(tuple, record.deal))):
         return [f"the starter and the hands are not those dealt by seed {record.seed}"]
-    problems: list[str] = []
+    seats = _Turns(record, state)
+    problems = seats.problems
     if record.first_seat != state.first:
         problems.append(
             f"first seat: recorded {record.first_seat}, the starter {record.starter} gives"
             f" {state.first}"
         )
     problems += _check_faults(record)
-    decided: dict[int, list[Fault]] = {}
-    for fault in record.faults:
-        if fault.call in DECISIONS:
-            decided.setdefault(fault.event, []).append(fault)
-    compared = [f.name for f in fields(Turn) if f.name not in ("seat", "declared_prophet")]
 
-    for k, turn in enumerate(record.turns):
-        where = f"turn {k} (seat {turn.seat})"
+    drive(state, seats)
+    if seats.broken:
+        return problems  # the order is broken; what follows would only echo it
+    if seats.taken < len(record.turns):  # the round ended before the record does
+        where = seats.where(seats.taken)
         if state.end == TURN_CAP:
             problems.append(f"{where}: past the turn cap ({config.max_turns} turns)")
-            break
-        if state.end is not None:
+        else:
             problems.append(f"{where}: the round had ended ({state.end})")
-            break
-        if turn.seat != state.seat:
-            problems.append(f"{where}: seat {state.seat} should play")
-            return problems  # the order is broken; what follows would only echo it
-        hand = tuple(state.hands[turn.seat])
-        illegal = turn_problem(turn.cards or None, hand)
-        if illegal is not None:
-            problems.append(f"{where}: {illegal}")
-            return problems
-        prophet = state.prophet
-        for fault in decided.get(k, ()):
-            substituted = fault.kind != OVER_TIME
-            who = prophet if fault.call.startswith("call_") else turn.seat
-            if fault.seat != who:
-                problems.append(f"{where}: a {fault.call} fault names seat {fault.seat}")
-            elif fault.call == "choose_turn" and substituted and turn.cards != hand[:1]:
-                problems.append(
-                    f"{where}: after a {fault.kind} fault the engine plays the first card"
-                    f" of the hand, {card_text(hand[0])}"
-                )
-            elif fault.call.startswith("call_") and substituted and turn.prophet_call is not True:
-                problems.append(f"{where}: after a {fault.kind} fault the Prophet's call is right")
-            elif fault.call == "declare_prophet" and substituted and turn.declared_prophet:
-                problems.append(f"{where}: after a {fault.kind} fault nobody declares")
-        if (turn.prophet_call is None) != (prophet is None):
-            problems.append(
-                f"{where}: prophet_call is {turn.prophet_call!r}, but "
-                + ("there is no Prophet" if prophet is None else f"seat {prophet} is Prophet")
-            )
-        state.apply(tuple(turn.cards))
-        if state.decision == CALL:
-            state.apply(bool(turn.prophet_call))
-        expected = state.turns[-1]
-        for name in compared:
-            got, want = getattr(turn, name), getattr(expected, name)
-            if got != want:
-                problems.append(
-                    f"{where}: recorded {name}={_show(got)}, the rules give {_show(want)}"
-                )
-        if state.decision == DECLARE:
-            state.apply(bool(turn.declared_prophet))
-        elif turn.declared_prophet:
-            problems.append(f"{where}: declares himself Prophet, which he may not now")
 
     if state.end is None:
         problems.append("the record stops while the round goes on")
@@ -188,6 +145,102 @@ def replay_new_eleusis(record: NewEleusisRecord) -> list[str]:  # noqa: C901 - o
         if got != want:
             problems.append(f"{name}: recorded {_show(got)}, the turns give {_show(want)}")
     return problems
+
+
+class _Turns(RecordedSeats):
+    """A record's turns at the seats of ``state``, decision by decision: each turn's
+    cards (checked first: its seat, its cards, its faults, its Prophet's call), the
+    Prophet's call when the state asks for one, the declaration when it asks for one.
+    Each judged turn is compared with the record's; ``broken`` when the order of the
+    turns is, which ends the drive.
+    """
+
+    def __init__(self, record: NewEleusisRecord, state: NewEleusisState):
+        super().__init__(record.turns)
+        self.state = state
+        self.decided: dict[int, list[Fault]] = {}
+        for fault in record.faults:
+            if fault.call in DECISIONS:
+                self.decided.setdefault(fault.event, []).append(fault)
+        self.compared = [f.name for f in fields(Turn) if f.name not in ("seat", "declared_prophet")]
+        self.broken = False
+        self.deciding = TURN
+
+    def decide(self, seat: int, state: NewEleusisState) -> Any:
+        self.deciding = state.decision
+        if self.taken == len(self.actions):
+            return END
+        turn = self.actions[self.taken]
+        if state.decision == CALL:
+            return bool(turn.prophet_call)
+        if state.decision == DECLARE:
+            return bool(turn.declared_prophet)
+        return self.cards(self.taken, turn, state)
+
+    def cards(self, k: int, turn: Turn, state: NewEleusisState) -> Any:
+        """The cards of turn ``k``, checked against the state; `END` if it cannot be
+        played."""
+        problems, where = self.problems, self.where(k)
+        if turn.seat != state.seat:
+            problems.append(f"{where}: seat {state.seat} should play")
+            self.broken = True
+            return END
+        hand = tuple(state.hands[turn.seat])
+        illegal = turn_problem(turn.cards or None, hand)
+        if illegal is not None:
+            problems.append(f"{where}: {illegal}")
+            self.broken = True
+            return END
+        prophet = state.prophet
+        for fault in self.decided.get(k, ()):
+            substituted = fault.kind != OVER_TIME
+            who = prophet if fault.call.startswith("call_") else turn.seat
+            if fault.seat != who:
+                problems.append(f"{where}: a {fault.call} fault names seat {fault.seat}")
+            elif fault.call == "choose_turn" and substituted and turn.cards != hand[:1]:
+                problems.append(
+                    f"{where}: after a {fault.kind} fault the engine plays the first card"
+                    f" of the hand, {card_text(hand[0])}"
+                )
+            elif fault.call.startswith("call_") and substituted and turn.prophet_call is not True:
+                problems.append(f"{where}: after a {fault.kind} fault the Prophet's call is right")
+            elif fault.call == "declare_prophet" and substituted and turn.declared_prophet:
+                problems.append(f"{where}: after a {fault.kind} fault nobody declares")
+        if (turn.prophet_call is None) != (prophet is None):
+            problems.append(
+                f"{where}: prophet_call is {turn.prophet_call!r}, but "
+                + ("there is no Prophet" if prophet is None else f"seat {prophet} is Prophet")
+            )
+        return tuple(turn.cards)
+
+    def heard(self, action: Any, events: tuple[Event, ...], state: NewEleusisState) -> None:
+        if self.deciding == DECLARE:
+            self.taken += 1
+            return
+        if state.decision == CALL:
+            return  # the turn awaits the Prophet's call
+        self.compare(self.taken, action, events)  # the turn is judged
+        if state.decision != DECLARE:
+            if self.actions[self.taken].declared_prophet:
+                self.problems.append(
+                    f"{self.where(self.taken)}: declares himself Prophet, which he may not now"
+                )
+            self.taken += 1
+
+    def compare(self, index: int, action: Any, events: tuple[Event, ...]) -> None:
+        """The record's turn ``index`` against the one the state judged."""
+        turn, expected = self.actions[index], self.state.turns[-1]
+        for name in self.compared:
+            got, want = getattr(turn, name), getattr(expected, name)
+            if got != want:
+                self.problems.append(
+                    f"{self.where(index)}: recorded {name}={_show(got)}, the rules give"
+                    f" {_show(want)}"
+                )
+
+    def where(self, k: int) -> str:
+        """How a problem names the record's turn ``k``."""
+        return f"turn {k} (seat {self.actions[k].seat})"
 
 
 def _replaced(fault) -> bool:

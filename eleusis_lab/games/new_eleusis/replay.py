@@ -256,7 +256,5 @@ def _check_faults(record: NewEleusisRecord) -> list[str]:
         len(record.turns),
         FaultRules(NEW_ELEUSIS_FAULT_KINDS, NEW_ELEUSIS_FAULT_CALLS, DECISIONS, "turn"),
         phase_of=lambda k: record.turns[k].phase,
-        replaced=lambda f: (
-            (f.event, f.call) if f.call in DECISIONS and f.kind != OVER_TIME else None
-        ),
+        replaced=lambda f: (f.event, f.call) if _replaced(f) else None,
     )

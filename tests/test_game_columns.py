@@ -29,6 +29,7 @@ from eleusis_lab.games.table import (
 from eleusis_lab.report import write_report
 from eleusis_lab.results_schema import core_columns, row_schema
 from eleusis_lab.runner import run_experiment
+from eleusis_lab.secrets.state import SecretsState
 from tests import toy_game
 
 STREAK = toy_game.STREAK.name
@@ -108,7 +109,7 @@ def test_each_game_names_the_class_of_its_positions():
         "delphi": DelphiState,
         "four-to-eight": MainLineState,
         "new-eleusis": NewEleusisState,
-        "secrets": None,
+        "secrets": SecretsState,
         "solo": SoloState,
     }
 

@@ -532,6 +532,8 @@ KERNEL = {
     "eleusis_lab.cards",
     "eleusis_lab.engines",  # what every engine shares: seeds and faults
     "eleusis_lab.errors",
+    "eleusis_lab.games.driver",  # the one loop of every game's engine and replay
+    "eleusis_lab.games.state",  # the contract of every game's positions
     "eleusis_lab.games.table",
     "eleusis_lab.record",
     "eleusis_lab.registry",

@@ -306,7 +306,9 @@ class SecretsEnv(SeatedEnv):
         """Lay out the set-up of `play_secrets` for ``seed``; play the forced skips."""
         self.setup = secrets_setup(np.random.default_rng(np.random.SeedSequence(seed)))
         config = self.config
-        self.state = SecretsState.initial(self.setup, config.spend_special, config.queen_takes_own)
+        self.state = SecretsState.initial(
+            self.setup, config.spend_special, config.queen_takes_own, config.max_turns
+        )
         self.steps, self.duel, self._duel_action, self.end = [], None, None, None
         made: list[SecretsStep] = []
         self._next_turn(made)

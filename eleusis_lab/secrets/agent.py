@@ -182,8 +182,9 @@ def make_secrets_agent(spec: str, **params: Any) -> SecretsAgent:
     >>> make_secrets_agent("random")
     Traceback (most recent call last):
     ...
-    eleusis_lab.registry.UnknownAgentError: unknown Secrets agent 'random'; known: \
-secrets-heuristic, secrets-random, secrets-search (or give 'module:Class')
+    eleusis_lab.registry.UnknownAgentError: unknown Secrets agent 'random' (did you mean \
+'secrets-random'?); known: secrets-heuristic, secrets-random, secrets-search (or give \
+'module:Class')
     """
     return SECRETS_AGENTS.make(spec, **params)
 

@@ -52,24 +52,18 @@ import numpy as np
 
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
-    DecisionLimit,
-    SeatRetired,
     card_key,
     check_seed,
-    class_name,
-    counted,
     describe_seat,
-    error_message,
-    fault_of,
     own_card,
     plain_text,
     shorten,
-    stops_game,
     text,
 )
-from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.driver import AgentSeats, drive
 from eleusis_lab.games.table import GameType, Outcome
-from eleusis_lab.record import OVER_TIME, Fault
+from eleusis_lab.record import OVER_TIME
 from eleusis_lab.secrets.agent import SECRETS_AGENTS, SecretsAgent, SecretsDuel, SecretsInfo
 from eleusis_lab.secrets.config import SecretsConfig
 from eleusis_lab.secrets.draw import (
@@ -79,7 +73,6 @@ from eleusis_lab.secrets.draw import (
 )
 from eleusis_lab.secrets.moves import (
     DECK,
-    DUEL,
     N_SEATS,
     SEAT_SUITS,
     SKIP,
@@ -98,7 +91,7 @@ from eleusis_lab.secrets.record import (
     SecretsStep,
     replay_secrets,
 )
-from eleusis_lab.secrets.state import SecretsState, SecretsView, secrets_setup
+from eleusis_lab.secrets.state import SecretsSetup, SecretsState, SecretsView, secrets_setup
 
 __all__ = [
     "BLOCKED",
@@ -133,8 +126,7 @@ def secrets_deal(seed: int) -> SecretsState:
     >>> [len(hand) for hand in state.hands], len(state.hidden_squares())
     ([3, 3, 3, 3], 8)
     """
-    seed = check_seed(seed)
-    return SecretsState.initial(secrets_setup(np.random.default_rng(np.random.SeedSequence(seed))))
+    return SecretsState.deal(None, seed)
 
 
 def _check_agents(agents: Sequence[SecretsAgent]) -> list[SecretsAgent]:
@@ -154,63 +146,153 @@ def _check_agents(agents: Sequence[SecretsAgent]) -> list[SecretsAgent]:
     return agents
 
 
-class _Faults:
-    """The faults of one game, and what the engine does about each."""
+class _Seats(AgentSeats):
+    """The four agents at the table (`eleusis_lab.games.driver.AgentSeats`): each asked
+    its turns and its duels' answers within the decision limit and the time budget,
+    its faults recorded and replaced (`SecretsConfig`), and every turn, once played,
+    recorded as a `SecretsStep` (``events``, the game's steps) and observed by all.
 
-    def __init__(self, agents: list[SecretsAgent], config: SecretsConfig):
-        self.agents = agents
-        self.stop = config.on_fault == "raise"
-        self.budget = config.decision_seconds
-        self.limit = DecisionLimit(config.decision_limit)
-        self.faults: list[Fault] = []
+    A turn whose piece has no action is a skip, asked of nobody.
+    """
 
-    def add(self, seat: int, kind: str, message: str, step: int, call: str) -> None:
-        name = class_name(self.agents[seat])
-        start = call == "start_game"  # as in the Eleusis games: event 0, phase 0
-        self.faults.append(
-            Fault(seat, name, kind, message, 0 if start else step, int(not start), call)
-        )
+    def __init__(
+        self,
+        agents: list[SecretsAgent],
+        config: SecretsConfig,
+        setup: SecretsSetup,
+        rngs: list[np.random.Generator],
+    ):
+        self.steps: list[SecretsStep] = []
+        super().__init__(agents, config, self.steps)
+        self.setup, self.rngs, self.options = setup, rngs, config.to_dict()
+        # The turn being played: the seat, its piece and square, its action; the answer.
+        self.turn: tuple[int, Card, int, SecretsAction] | None = None
+        self.beat: Card | None = None
 
-    def error(self, seat: int, message: str) -> AgentError:
-        return AgentError(f"seat {seat} ({text(repr, self.agents[seat])}) {message}")
+    def start(self, state: SecretsState) -> None:
+        """Tell each agent its seat, suit and hand, the options, and its generator."""
+        for seat, agent in enumerate(self.agents):
+            info = SecretsInfo(seat, SEAT_SUITS[seat], self.setup.hands[seat], self.options)
+            self._call(seat, "start_game", agent.start_game, info, self.rngs[seat])
 
-    def call(self, seat: int, step: int, name: str, method: Callable, *args: Any) -> Any:
-        """``method(*args)``, timed and limited; returns ``(answer, failed)``. A seat
-        retired at the decision limit fails at once, recorded once (`counted`)."""
+    def decide(self, seat: int, state: SecretsState) -> Any:
+        """The turn's action (a skip when there is none), or the defender's answer."""
+        if state.duel is not None:
+            self.beat = self._answer(seat, state)
+            return self.beat
+        at = state.active()
+        legal = state.legal_actions()
+        action = self._choose(seat, state, legal) if legal else _SKIP
+        self.turn, self.beat = (seat, state.occupants[at], at, action), None
+        return action
+
+    def heard(self, action: Any, events: Any, state: SecretsState) -> None:
+        """Once the turn is played (its duel answered): its step, observed by all."""
+        if state.duel is not None:  # the defender answers first
+            return
+        seat, piece, at, played = self.turn
+        step = SecretsStep(seat, piece, at, played, self.beat, events)
+        steps = self.steps
+        steps.append(step)
+        k = len(steps) - 1
+        for t, observe in enumerate(self.observers):
+            try:
+                observe(step)
+            except Exception as error:
+                self.faults.failed(t, error, k, 1, "observe")
+
+    def _call(self, seat: int, call: str, method: Callable, *args: Any) -> tuple[Any, bool]:
+        """``method(*args)``, limited and (a decision) timed; returns ``(answer,
+        failed)``. A seat retired at the decision limit fails at once, recorded once
+        (`eleusis_lab.engines.counted`)."""
+        faults = self.faults
         started = perf_counter()
+        start = call == "start_game"  # as in the Eleusis games: event 0, phase 0
         try:
-            answer = self.limit.call(method, *args, seat=seat)
-        except SeatRetired:
-            return None, True
+            answer = faults.limit.call(method, *args, seat=seat)
         except Exception as error:
-            if self.stop and stops_game(error):
-                raise self.error(seat, error_message(error)) from error
-            if self.stop:
-                raise
-            self.add(seat, *fault_of(error), step, name)
+            faults.failed(seat, error, 0 if start else len(self.steps), int(not start), call)
             return None, True
-        if self.budget is not None and name in ("choose_action", "answer_duel"):
+        budget = faults.budget
+        if budget is not None and not start:
             seconds = perf_counter() - started
-            if seconds > self.budget:
+            if seconds > budget:
                 message = (
-                    f"took {seconds * 1e3:.3g} ms to decide; the budget is"
-                    f" {self.budget * 1e3:.3g} ms"
+                    f"took {seconds * 1e3:.3g} ms to decide; the budget is {budget * 1e3:.3g} ms"
                 )
-                if self.stop:
-                    raise self.error(seat, message)
-                self.add(seat, OVER_TIME, message, step, name)
+                if faults.stop:
+                    raise faults.agent_error(seat, message)
+                faults.add(seat, OVER_TIME, message, len(self.steps), 1, call)
         return answer, False
 
-    def illegal(self, seat: int, step: int, name: str, message: str) -> None:
-        if self.stop:
-            raise self.error(seat, message)
-        self.add(seat, ILLEGAL_ACTION, shorten(message), step, name)
+    def _illegal(self, seat: int, call: str, message: str) -> None:
+        faults = self.faults
+        if faults.stop:
+            raise faults.agent_error(seat, message)
+        faults.add(seat, ILLEGAL_ACTION, shorten(message), len(self.steps), 1, call)
+
+    def _choose(self, seat: int, state: SecretsState, legal: list[SecretsAction]) -> SecretsAction:
+        """The seat's action, or the first legal action after a recorded fault."""
+        offered = tuple(legal)
+        agent = self.agents[seat]
+        action, failed = self._call(
+            seat, "choose_action", agent.choose_action, state.view(seat), offered
+        )
+        if failed:
+            return legal[0]
+        own = _own_action(action, offered)  # the engine's action it equals, by plain values
+        if own is None:
+            shown = " ".join(map(str, offered))
+            self._illegal(
+                seat,
+                "choose_action",
+                f"returned {text(repr, action)}, which is not a legal action now: {shown}",
+            )
+            return legal[0]
+        return own
+
+    def _answer(self, defender: int, state: SecretsState) -> Card | None:
+        """The defender's beating card, or None (no beat, or a fault)."""
+        action = state.duel
+        options = state.beating_cards(action)
+        at = state.active()
+        duel = SecretsDuel(
+            state.seat,
+            state.occupants[at],
+            at,
+            action.square,
+            state.board[action.square],
+            action.card,
+            options,
+        )
+        agent = self.agents[defender]
+        answer, failed = self._call(
+            defender, "answer_duel", agent.answer_duel, state.view(defender), duel
+        )
+        if failed or answer is None or answer is False:
+            return None
+        if answer is True:
+            return min(options, key=beat_value)
+        own = own_card(answer, options)  # the engine's card it equals, by plain values
+        if own is not None:
+            return own
+        self._illegal(
+            defender,
+            "answer_duel",
+            f"answered {text(repr, answer)}; the answers are None or one of"
+            f" {' '.join(map(str, options))}",
+        )
+        return None
 
 
 def play_secrets(
     agents: Sequence[SecretsAgent], seed: int, config: SecretsConfig | None = None
 ) -> SecretsRecord:
     """Play one game of Secrets and return its record.
+
+    The position (`SecretsState`) is driven to its end (`eleusis_lab.games.driver.drive`)
+    with the agents at its seats: each turn is asked of the seat to move, a duel's
+    answer of its defender when he may beat.
 
     Parameters
     ----------
@@ -254,50 +336,21 @@ def play_secrets(
     sequence = np.random.SeedSequence(seed)
     setup = secrets_setup(np.random.default_rng(sequence))
     agent_rngs = [np.random.default_rng(child) for child in sequence.spawn(N_SEATS)]
-    state = SecretsState.initial(setup, config.spend_special, config.queen_takes_own)
-    faults = _Faults(agents, config)
-    options = config.to_dict()
-    with faults.limit:  # armed for the game
-        for seat, agent in enumerate(agents):
-            info = SecretsInfo(seat, SEAT_SUITS[seat], setup.hands[seat], options)
-            faults.call(seat, -1, "start_game", agent.start_game, info, agent_rngs[seat])
+    state = SecretsState.initial(
+        setup, config.spend_special, config.queen_takes_own, config.max_turns
+    )
+    seats = _Seats(agents, config, setup, agent_rngs)
+    drive(state, seats)
 
-        steps: list[SecretsStep] = []
-        while True:
-            if state.over:
-                end = NO_PIECES
-                break
-            if state.blocked:
-                end = BLOCKED
-                break
-            if len(steps) >= config.max_turns:
-                end = TURN_CAP
-                break
-            k, seat = len(steps), state.seat
-            at = state.active()
-            piece = state.occupants[at]
-            legal = state.legal_actions()
-            beat: Card | None = None
-            if not legal:
-                action = _SKIP
-            else:
-                action = _choose(faults, agents[seat], seat, k, state, legal)
-                if action.kind == DUEL:
-                    beat = _answer(faults, agents, k, state, action)
-            effects = state.apply(action, beat)
-            step = SecretsStep(seat, piece, at, action, beat, effects)
-            steps.append(step)
-            for t, agent in enumerate(agents):
-                faults.call(t, k, "observe", agent.observe, step)
-
+    end = NO_PIECES if state.over else BLOCKED if state.blocked else TURN_CAP
     scores = state.scores()
     return SecretsRecord(
         game=GAME,
         seed=seed,
-        config=options,
+        config=seats.options,
         agents=tuple(describe_seat(agent) for agent in agents),
         setup=setup,
-        steps=tuple(steps),
+        steps=tuple(seats.steps),
         end=end,
         turn_cap_hit=end == TURN_CAP,
         hands=tuple(map(tuple, state.hands)),
@@ -307,36 +360,8 @@ def play_secrets(
         secrets=tuple(state.secrets),
         scores=scores,
         ranks=secrets_ranks(scores),
-        faults=counted(faults.faults, faults.limit),
+        faults=seats.faults.recorded(),
     )
-
-
-def _choose(
-    faults: _Faults,
-    agent: SecretsAgent,
-    seat: int,
-    k: int,
-    state: SecretsState,
-    legal: list[SecretsAction],
-) -> SecretsAction:
-    """The seat's action, or the first legal action after a recorded fault."""
-    offered = tuple(legal)
-    action, failed = faults.call(
-        seat, k, "choose_action", agent.choose_action, state.view(seat), offered
-    )
-    if failed:
-        return legal[0]
-    own = _own_action(action, offered)  # the engine's action it equals, by plain values
-    if own is None:
-        shown = " ".join(map(str, offered))
-        faults.illegal(
-            seat,
-            k,
-            "choose_action",
-            f"returned {text(repr, action)}, which is not a legal action now: {shown}",
-        )
-        return legal[0]
-    return own
 
 
 #: The slots of an action, read through `SecretsAction`'s own descriptors: a subclass
@@ -361,44 +386,6 @@ def _own_action(value: object, offered: Sequence[SecretsAction]) -> SecretsActio
         plain = None if action.card is None else tuple(action.card)
         if (action.kind, action.square, plain) == (str.__str__(kind), square, key):
             return action
-    return None
-
-
-def _answer(
-    faults: _Faults, agents: list[SecretsAgent], k: int, state: SecretsState, action: SecretsAction
-) -> Card | None:
-    """The defender's beating card, or None (no option, no beat, or a fault)."""
-    options = state.beating_cards(action)
-    if not options:
-        return None
-    defender = state.defender(action)
-    at = state.active()
-    duel = SecretsDuel(
-        state.seat,
-        state.occupants[at],
-        at,
-        action.square,
-        state.board[action.square],
-        action.card,
-        options,
-    )
-    answer, failed = faults.call(
-        defender, k, "answer_duel", agents[defender].answer_duel, state.view(defender), duel
-    )
-    if failed or answer is None or answer is False:
-        return None
-    if answer is True:
-        return min(options, key=beat_value)
-    own = own_card(answer, options)  # the engine's card it equals, by plain values
-    if own is not None:
-        return own
-    faults.illegal(
-        defender,
-        k,
-        "answer_duel",
-        f"answered {text(repr, answer)}; the answers are None or one of"
-        f" {' '.join(map(str, options))}",
-    )
     return None
 
 
@@ -470,4 +457,5 @@ GAME_TYPE = GameType(
     layout=format_secrets_layout,
     cards=_cards,
     score=_score,
+    state_type=SecretsState,
 )

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from eleusis_lab.cards import SUIT_NAMES, Card
+from eleusis_lab.games.driver import END, RecordedSeats, drive
 from eleusis_lab.record import (
     OVER_TIME,
     RAISED,
@@ -364,10 +365,11 @@ class SecretsRecord(JsonRecord):
 # -- replay ---------------------------------------------------------------------------------
 
 
-def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass over the game
+def replay_secrets(record: SecretsRecord) -> list[str]:
     """Check a record against the rules of Secrets, without the agents.
 
-    Re-lays the set-up from the seed, then replays every step: it is the turn of the
+    Re-lays the set-up from the seed, then drives the recorded set-up with the recorded
+    steps (`eleusis_lab.games.driver.drive`), checking each one: it is the turn of the
     recorded seat, with the recorded piece on the recorded square; the action is legal
     (a skip only when nothing else is); a duel's answer is a card that may beat the one
     sent; the effects are the ones the rules give. After a fault of ``choose_action``
@@ -415,56 +417,18 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
             problems.append(f"the set-up is not the one laid out by seed {record.seed}")
 
     problems += _check_faults(record)
-    substituted = {
-        (fault.event, fault.call)
-        for fault in record.faults
-        if fault.call in ("choose_action", "answer_duel") and fault.kind != OVER_TIME
-    }
-
-    state = SecretsState.initial(setup, config.spend_special, config.queen_takes_own)
-    for k, step in enumerate(record.steps):
-        where = f"step {k} ({step})"
-        if state.over or state.blocked or k >= config.max_turns:
-            problems.append(f"{where}: the game goes on after its end")
-            return problems
-        seat, at = state.seat, state.active()
-        if step.seat != seat:
-            problems.append(f"{where}: it is the turn of seat {seat} ({_seat_name(seat)})")
-            return problems  # the order is broken; what follows would only echo it
-        if (step.piece, step.start) != (state.occupants[at], at):
-            problems.append(
-                f"{where}: the active piece is {state.occupants[at]} on {square_name(at)}"
-            )
-            return problems
-        legal = state.legal_actions()
-        action = step.action
-        if action.kind == SKIP:
-            if legal:
-                problems.append(f"{where}: a skip, but {len(legal)} actions were possible")
-                return problems
-        elif action not in legal:
-            shown = " ".join(map(str, legal)) or "none"
-            problems.append(f"{where}: {action} is not legal here (legal: {shown})")
-            return problems
-        elif (k, "choose_action") in substituted and action != legal[0]:
-            problems.append(
-                f"{where}: after a fault the engine plays the first legal action, {legal[0]}"
-            )
-        beat = step.beat
-        if action.kind == DUEL:
-            options = state.beating_cards(action)
-            if beat is not None and beat not in options:
-                problems.append(f"{where}: {beat} cannot beat {action.card}")
-                beat = None
-            if beat is not None and (k, "answer_duel") in substituted:
-                problems.append(f"{where}: after a fault of answer_duel the duel is not beaten")
-        elif beat is not None:
-            problems.append(f"{where}: a beating card is recorded for an action that is no duel")
-            beat = None
-        effects = state.apply(action, beat)
-        if effects != step.effects:
-            got = ", ".join(map(effect_text, effects)) or "none"
-            problems.append(f"{where}: the rules give the effects {got}")
+    state = SecretsState.initial(
+        setup, config.spend_special, config.queen_takes_own, config.max_turns
+    )
+    steps = _Steps(record)
+    drive(state, steps)
+    problems += steps.problems
+    if steps.broken:
+        return problems  # the order is broken; what follows would only echo it
+    if steps.taken < len(record.steps):
+        k = steps.taken
+        problems.append(f"step {k} ({record.steps[k]}): the game goes on after its end")
+        return problems
 
     if state.over:
         end = NO_PIECES
@@ -496,6 +460,84 @@ def replay_secrets(record: SecretsRecord) -> list[str]:  # noqa: C901 - one pass
     if tuple(record.ranks) != ranks:
         problems.append(f"ranks: recorded {list(record.ranks)}, the scores give {list(ranks)}")
     return problems
+
+
+class _Steps(RecordedSeats):
+    """A record's steps at the seats of a replay (`eleusis_lab.games.driver.RecordedSeats`):
+    each step's turn checked before it is played (a problem that breaks the game's
+    order ends the drive, `broken`), its duel answered with the recorded beating card
+    (once checked), and its effects compared with the rules' ones once it is played.
+
+    A step is one or two decisions (a duel the defender may beat waits for his
+    answer), so `taken` counts the steps played, not the decisions.
+    """
+
+    def __init__(self, record: SecretsRecord):
+        super().__init__(record.steps)
+        self.substituted = {
+            (fault.event, fault.call)
+            for fault in record.faults
+            if fault.call in ("choose_action", "answer_duel") and fault.kind != OVER_TIME
+        }
+        self.broken = False
+        self.beat: Card | None = None  # the answer of the step's duel, checked
+
+    def decide(self, seat: int, state: SecretsState) -> Any:
+        if state.duel is not None:
+            return self.beat
+        k = self.taken
+        if k == len(self.actions):
+            return END
+        step = self.actions[k]
+        at = state.active()
+        if step.seat != seat:
+            self._problem(k, f"it is the turn of seat {seat} ({_seat_name(seat)})")
+            return self._break()
+        if (step.piece, step.start) != (state.occupants[at], at):
+            self._problem(k, f"the active piece is {state.occupants[at]} on {square_name(at)}")
+            return self._break()
+        legal = state.legal_actions()
+        action = step.action
+        if action.kind == SKIP:
+            if legal:
+                self._problem(k, f"a skip, but {len(legal)} actions were possible")
+                return self._break()
+        elif action not in legal:
+            shown = " ".join(map(str, legal)) or "none"
+            self._problem(k, f"{action} is not legal here (legal: {shown})")
+            return self._break()
+        elif (k, "choose_action") in self.substituted and action != legal[0]:
+            self._problem(k, f"after a fault the engine plays the first legal action, {legal[0]}")
+        beat = step.beat
+        if action.kind == DUEL:
+            options = state.beating_cards(action)
+            if beat is not None and beat not in options:
+                self._problem(k, f"{beat} cannot beat {action.card}")
+                beat = None
+            if beat is not None and (k, "answer_duel") in self.substituted:
+                self._problem(k, "after a fault of answer_duel the duel is not beaten")
+        elif beat is not None:
+            self._problem(k, "a beating card is recorded for an action that is no duel")
+            beat = None
+        self.beat = beat
+        return action
+
+    def _break(self) -> Any:
+        self.broken = True
+        return END
+
+    def heard(self, action: Any, events: Any, state: SecretsState) -> None:
+        if state.duel is None:  # the step is played (its duel answered)
+            super().heard(action, events, state)
+
+    def compare(self, index: int, action: Any, events: Any) -> None:
+        if events != self.actions[index].effects:
+            got = ", ".join(map(effect_text, events)) or "none"
+            self._problem(index, f"the rules give the effects {got}")
+
+    def _problem(self, index: int, text: str) -> None:
+        """A problem of step ``index``, named by the step as recorded."""
+        self.problems.append(f"step {index} ({self.actions[index]}): {text}")
 
 
 def _check_faults(record: SecretsRecord) -> list[str]:

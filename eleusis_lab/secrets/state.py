@@ -5,10 +5,19 @@ This module is the rules of the board game as data and transitions, with no agen
 `eleusis_lab.secrets.moves`):
 `secrets_setup` lays out a game from a generator, `SecretsState` holds a position,
 `SecretsState.legal_actions` lists what the player to move may do and
-`SecretsState.apply` does it (the defender's answer to a duel is an argument), and
-`SecretsState.view` is what one player sees of it. The engine
-(`eleusis_lab.secrets.game`), the replay (`eleusis_lab.secrets.record`) and the
-search agents all go through these same functions.
+`SecretsState.apply` does it, and `SecretsState.view` is what one player sees of it.
+The engine (`eleusis_lab.secrets.game`) and the replay (`eleusis_lab.secrets.record`)
+drive it as every game's state (`eleusis_lab.games.state.GameState`,
+`eleusis_lab.games.driver.drive`); the search agents go through the same functions.
+
+A game has two kinds of decision (`SecretsState.to_move`): the turn of the seat to
+move (one of `SecretsState.legal_actions`, a `eleusis_lab.secrets.moves.SecretsAction`;
+a piece with none skips), and, after a duel whose defender holds a card that may beat
+the one sent, the defender's answer (the beating card, or None), which completes the
+turn. `SecretsState.apply` returns the turn's effects (pairs ``(code, card)``, see
+`eleusis_lab.secrets.moves.EFFECTS`), the game's own events; a duel waiting for its
+answer has none yet. A search that plays the defender's answer itself gives it with
+the duel (``apply(action, beat)``).
 
 The board
 ---------
@@ -66,10 +75,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from eleusis_lab.cards import Card, parse_card, parse_cards
+from eleusis_lab.engines import check_seed
+from eleusis_lab.games.state import GameState
+from eleusis_lab.secrets.config import SecretsConfig
 from eleusis_lab.secrets.moves import (
     ACE,
     CARD_SQUARES,
@@ -115,6 +128,16 @@ _TAKES = tuple(
     {suit: SecretsAction(TAKE, sq, deck_card(QUEEN, suit)) for suit in range(4)}
     for sq in range(N_SQUARES)
 )
+
+
+class _Ask:
+    def __repr__(self) -> str:
+        return "ASK"
+
+
+#: `SecretsState.apply`'s ``beat`` when none is given: a duel the defender may beat
+#: waits for his answer.
+_ASK: Any = _Ask()
 
 
 # -- the set-up -----------------------------------------------------------------------------
@@ -166,11 +189,13 @@ def secrets_setup(rng: np.random.Generator) -> SecretsSetup:
 # -- the state ------------------------------------------------------------------------------
 
 
-class SecretsState:
+class SecretsState(GameState):
     """A position of Secrets: the board, the pieces, the hands, whose turn it is.
 
-    Mutable and cheap to copy (`copy`), for engines and search. Use `initial` for the
-    start of a game, `from_layout` for a hand-built position.
+    Mutable and cheap to copy (`copy`), for engines and search. Use `deal` for the
+    start of the game `eleusis_lab.secrets.game.play_secrets` plays for a seed,
+    `initial` for the start of a game laid out as a `SecretsSetup`, `from_layout` for a
+    hand-built position.
 
     Attributes
     ----------
@@ -196,7 +221,15 @@ class SecretsState:
         Forced skips in a row (the game is blocked once every piece left skipped).
     spend_special, queen_takes_own : bool
         The rule options (see the module's decisions).
+    max_turns : int or None
+        The turn cap (``SecretsConfig.max_turns``): the game is over once so many
+        turns are played; None: no cap.
+    duel : SecretsAction or None
+        The duel waiting for its defender's answer (`apply` without ``beat``), else
+        None.
     """
+
+    game = "secrets"
 
     __slots__ = (
         "board",
@@ -211,6 +244,8 @@ class SecretsState:
         "idle",
         "spend_special",
         "queen_takes_own",
+        "max_turns",
+        "duel",
     )
 
     def __init__(
@@ -227,6 +262,8 @@ class SecretsState:
         idle: int = 0,
         spend_special: bool = False,
         queen_takes_own: bool = True,
+        max_turns: int | None = None,
+        duel: SecretsAction | None = None,
     ):
         self.board = board
         self.secrets = secrets
@@ -240,10 +277,40 @@ class SecretsState:
         self.idle = idle
         self.spend_special = spend_special
         self.queen_takes_own = queen_takes_own
+        self.max_turns = max_turns
+        self.duel = duel
+
+    @classmethod
+    def deal(cls, rule: None, seed: int, config: SecretsConfig | None = None) -> SecretsState:
+        """The position before the first move of the game
+        `eleusis_lab.secrets.game.play_secrets` plays for ``seed`` with ``config`` (its
+        rule options and turn cap; the defaults of `SecretsConfig` when None). Secrets has
+        no rule: ``rule`` is not used.
+
+        >>> state = SecretsState.deal(None, 3, SecretsConfig(max_turns=2))
+        >>> state.to_move(), [len(hand) for hand in state.hands], len(state.hidden_squares())
+        (0, [3, 3, 3, 3], 8)
+        >>> duel = state.legal_actions()[0]
+        >>> str(duel), state.apply(duel), state.to_move()  # diamonds may beat: he answers
+        ('a3/9H', (), 1)
+        >>> state.legal_actions(), state.apply(None)
+        ([None, Card('10H')], (('send', Card('9H')), ('discard', Card('10D'))))
+        >>> state.apply(state.legal_actions()[0]), state.to_move(), state.is_terminal()
+        ((), None, True)
+        """
+        config = SecretsConfig() if config is None else config
+        rng = np.random.default_rng(np.random.SeedSequence(check_seed(seed)))
+        return cls.initial(
+            secrets_setup(rng), config.spend_special, config.queen_takes_own, config.max_turns
+        )
 
     @classmethod
     def initial(
-        cls, setup: SecretsSetup, spend_special: bool = False, queen_takes_own: bool = True
+        cls,
+        setup: SecretsSetup,
+        spend_special: bool = False,
+        queen_takes_own: bool = True,
+        max_turns: int | None = None,
     ) -> SecretsState:
         """The position before the first move of a game laid out as ``setup``."""
         secrets: list[Card | None] = [None] * N_SQUARES
@@ -265,6 +332,7 @@ class SecretsState:
             [],
             spend_special=spend_special,
             queen_takes_own=queen_takes_own,
+            max_turns=max_turns,
         )
 
     @classmethod
@@ -344,6 +412,8 @@ class SecretsState:
             self.idle,
             self.spend_special,
             self.queen_takes_own,
+            self.max_turns,
+            self.duel,
         )
 
     # -- reading the position -------------------------------------------------------
@@ -383,18 +453,38 @@ class SecretsState:
 
     # -- the rules --------------------------------------------------------------------
 
-    def legal_actions(self) -> list[SecretsAction]:
+    def to_move(self) -> int | None:
+        """The seat whose decision is next: the defender of a duel waiting for his
+        answer, else the seat to move (`seat`); None once the game is over (no piece
+        left, `blocked`, or `max_turns` turns played).
+
+        >>> SecretsState.from_layout({"b3": "JD"}, seat=1).to_move()
+        1
+        >>> SecretsState.from_layout({}).to_move()  # no jack or king left
+        """
+        if self.duel is not None:
+            return self.defender(self.duel)
+        cap = self.max_turns
+        if self.over or self.blocked or (cap is not None and self.turn >= cap):
+            return None
+        return self.seat
+
+    def legal_actions(self) -> list[Any]:
         """What the seat to move may do, in a fixed order; empty when it must skip.
 
         Per neighbour of the active piece (up, right, down, left): a move, or a duel
         per card in hand (in hand order), or a kill and a take of the piece there; then
-        leaving the board from column 8. A seat with no piece has no action.
+        leaving the board from column 8. A seat with no piece has no action. While a
+        duel waits for its answer (`duel`): the defender's answers, None (no beat) and
+        then its `beating_cards`.
 
         >>> state = SecretsState.from_layout({"b3": "JD", "a3": "KH", "b4": "7C"},
         ...                                  hands=["", "AS 2D", "", ""], seat=1)
         >>> [str(action) for action in state.legal_actions()]
         ['kill a3', 'b4/AS', 'b4/2D', 'c3', 'b2']
         """
+        if self.duel is not None:
+            return [None, *self.beating_cards(self.duel)]
         seat = self.seat
         jack, king = self.pieces[seat]
         at = jack if jack is not None else king
@@ -453,15 +543,16 @@ class SecretsState:
             if card.suit == sent.suit and beat_value(card) > value
         )
 
-    def apply(
-        self, action: SecretsAction, beat: Card | None = None
-    ) -> tuple[tuple[str, Card], ...]:
+    def apply(self, action: Any, beat: Any = _ASK) -> tuple[tuple[str, Card], ...]:
         """Play ``action`` for the seat to move and pass the turn; return its effects.
 
         ``beat`` is the defender's answer to a duel: one of `beating_cards`, or None
-        when he does not beat. The action must be legal (`legal_actions`, or a skip
-        when there is none): this is not checked here, the engine and the replay check
-        it.
+        when he does not beat. When it is not given and the defender holds a card that
+        may beat, the duel waits for his answer (`duel`; `to_move` is the defender):
+        nothing happens yet (no effects), and the next ``apply`` is his answer, one of
+        `legal_actions` (a beating card, or None), which plays the duel. The action
+        must be legal (`legal_actions`, or a skip when there is none): this is not
+        checked here, the engine and the replay check it.
 
         Returns
         -------
@@ -478,7 +569,23 @@ class SecretsState:
         ['send 5D', 'discard 7C', 'secret QS']
         >>> square_name(state.active(0)), state.hands[0], state.hands[2]
         ('a3', [Card('QS')], [Card('3C'), Card('5D')])
+
+        A duel the defender (clubs, seat 2) may beat waits for his answer:
+
+        >>> state = SecretsState.from_layout({"a2": "JH", "a3": "7C"}, ["5C", "", "9C", ""])
+        >>> state.apply(parse_action("a3/5C")), state.to_move(), state.legal_actions()
+        ((), 2, [None, Card('9C')])
+        >>> [effect_text(e) for e in state.apply(parse_card("9C"))], state.to_move()
+        (['send 5C', 'beat 9C'], 0)
         """
+        if self.duel is not None:  # the defender's answer to the duel waiting for it
+            action, beat = self.duel, action
+            self.duel = None
+        elif beat is _ASK:
+            if action.kind == DUEL and self.beating_cards(action):
+                self.duel = action  # the defender answers first
+                return ()
+            beat = None
         seat = self.seat
         kind = action.kind
         effects: list[tuple[str, Card]] = []
@@ -588,6 +695,10 @@ class SecretsState:
 
     # -- what a player sees --------------------------------------------------------------
 
+    def observation(self, seat: int) -> SecretsView:
+        """What ``seat`` sees now: its `view`."""
+        return self.view(seat)
+
     def view(self, seat: int) -> SecretsView:
         """What ``seat`` sees: all but the secrets and the other players' private cards."""
         private = self.private
@@ -616,6 +727,8 @@ class SecretsState:
         )
 
     def __repr__(self) -> str:
+        if self.duel is not None:
+            return f"<SecretsState turn {self.turn}, seat {self.to_move()} to answer {self.duel}>"
         return f"<SecretsState turn {self.turn}, seat {self.seat} to move>"
 
 

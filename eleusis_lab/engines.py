@@ -812,18 +812,18 @@ def error_message(error: Exception) -> str:
 class FaultLog:
     """The faults of one game, and what the engine does about each.
 
-    ``config`` is the game's config: its ``on_fault``, ``decision_seconds`` and
-    ``decision_limit`` are read; the engine plays the game inside ``with faults.limit``
-    and calls its agents through ``faults.limit.call`` (naming the seat). ``events`` is
-    the game's list of events: its length is the next event's index. Which agents are
-    told the rule is decided once, here (``told``), and the record says so
-    (`described`); the record's faults are `recorded`.
+    ``config`` is the game's config: its ``on_fault``, ``decision_limit`` and, where the
+    game has a time budget, ``decision_seconds`` are read; the engine plays the game
+    inside ``with faults.limit`` and calls its agents through ``faults.limit.call``
+    (naming the seat). ``events`` is the game's list of events: its length is the next
+    event's index. Which agents are told the rule is decided once, here (``told``), and
+    the record says so (`described`); the record's faults are `recorded`.
     """
 
     def __init__(self, agents: list[Agent], config: Any, events: list[Event]):
         self.agents = agents
         self.stop = config.on_fault == "raise"
-        self.budget = config.decision_seconds
+        self.budget = getattr(config, "decision_seconds", None)  # None: a game without one
         self.limit = DecisionLimit(config.decision_limit)
         self.limit.people = people(agents)
         self.events = events

@@ -920,3 +920,72 @@ def test_replay_knows_which_solo_calls_can_fault_which_way():
         tampered = dataclasses.replace(record, faults=(Fault(0, name, kind, "x", 0, 1, call),))
         said = [p for p in replay_solo(tampered) if "cannot fault" in p]
         assert bool(said) != legal, (call, kind, said)
+
+
+# -- when the engine does what, in a turn -------------------------------------------------
+
+
+class Shown:
+    """A rule that is not text, whose repr notes when the engine shows it."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __repr__(self):
+        self.calls.append("repr")
+        return "Shown()"
+
+
+class Deaf(Mover):
+    """States a rule that is not text on turn 1, and cannot hear the play of turn 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def solo_move(self, obs):
+        self.turn_ += 1
+        return SoloMove(obs.hand[0], Shown(self.calls) if self.turn_ == 1 else None)
+
+    def observe(self, event):
+        self.calls.append("observe")
+        if self.turn_ == 1:
+            raise RuntimeError("deaf")
+
+
+def test_a_bad_statement_before_the_verdict_is_a_fault_once_the_play_is_told():
+    agent = Deaf()
+    record = play_solo("red(card)", agent, seed=0)
+    assert [(f.call, f.kind) for f in record.faults] == [
+        ("observe", RAISED),
+        ("solo_move", ILLEGAL_DECLARATION),
+    ]
+    assert agent.calls[:3] == ["observe", "repr", "observe"]  # shown after the play is told
+    assert replay_solo(record) == []
+    with pytest.raises(RuntimeError, match="deaf"):  # the agent's own, before the statement's
+        play_solo("red(card)", Deaf(), seed=0, config=SoloConfig(on_fault="raise"))
+
+
+@pytest.mark.parametrize("timing", ["before_verdict", "after_verdict"])
+def test_on_turn_is_called_at_the_end_of_every_turn(timing):
+    seen = []
+
+    class Declarer(SoloDecisions, Agent):
+        def choose_play(self, obs):
+            seen.append(("choose",))
+            return obs.hand[0]
+
+        def observe(self, event):
+            seen.append(("observe",))
+
+        def propose_rule(self):
+            return ("black(card)", 0.9) if len(seen) < 6 else ("red(card)", 0.9)
+
+    def on_turn(turn, event, declaration):
+        seen.append(("turn", turn, event.card, declaration and declaration.correct))
+
+    record = play_solo("red(card)", Declarer(), 0, SoloConfig(timing=timing), on_turn=on_turn)
+    turns = [s for s in seen if s[0] == "turn"]
+    assert [t[1:3] for t in turns] == [(k, e.card) for k, e in enumerate(record.events, 1)]
+    assert [t[3] for t in turns] == [False, None, True] and record.found_turn == 3
+    assert [s[0] for s in seen] == ["choose", "observe", "turn"] * record.turns

@@ -57,7 +57,10 @@ def answer(child: pexpect.spawn, prompt: str, text: str) -> None:
     child.sendline(text)
 
 
-CARD, RULE = "play a card (? for help)> ", "declare a rule (empty line: no; ? for help)> "
+CARD, RULE = (
+    "play a card (? for help)> ",
+    "declare a rule (empty line: no; ? for help and the rule language)> ",
+)
 
 
 def test_solo_turns_score_card_drawn_counter_example_and_q():

@@ -99,7 +99,7 @@ from eleusis_lab.games.solo.engine import (
     plain_statement,
 )
 from eleusis_lab.games.solo.record import GAME, SoloRecord
-from eleusis_lab.games.solo.state import SoloState
+from eleusis_lab.games.solo.state import SoloState, Statement, Turn
 from eleusis_lab.record import sees_rule
 from eleusis_lab.rules import Rule, parse
 
@@ -209,12 +209,10 @@ class SoloEnv(gym.Env):
         if faults and self.config.on_fault == "raise":
             raise ValueError("; ".join(faults.values()))
         before = state.score
-        (event,) = state.apply(card)
-        declaration = None
-        if statement is not None and statement[0] is not None:
-            declaration = state.judge_statement(*statement)
+        stated = None if statement is None or statement[0] is None else Statement(*statement)
+        (event,) = state.apply(Turn(card, stated))
         terminated = self._reported = state.end is not None
-        info = self._info(event=event, declaration=declaration, **faults)
+        info = self._info(event=event, declaration=state.turn_declaration, **faults)
         return self._observe(), float(state.score - before), terminated, False, info
 
     def render(self) -> str | None:

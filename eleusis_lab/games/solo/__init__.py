@@ -16,11 +16,12 @@
    confidence, and whether it declares that rule, all before the card's verdict. The
    card is judged (right: main line; wrong: side line), the player draws one card to
    keep 12 while the stock lasts (*decision*: with an empty stock the hand shrinks, and
-   a player with no card left ends the game, `OUT_OF_CARDS`), is told the play
-   (``Agent.observe``), and only then are the tentative rule and the declaration judged.
-   With ``timing="after_verdict"`` (an easier reading, about 0.8 points higher) the
-   agent plays a card (``Agent.choose_play``), is told its verdict, then states and
-   declares (`SoloDecisions.declare_rule`, ``Agent.propose_rule``).
+   a player with no card left ends the game, `OUT_OF_CARDS`) and is told the play
+   (``Agent.observe``); the tentative rule and the declaration are judged in the
+   position after the card. With ``timing="after_verdict"`` (an easier reading, about
+   0.8 points higher) the agent plays a card (``Agent.choose_play``), is told its
+   verdict, then states and declares (`SoloDecisions.declare_rule`,
+   ``Agent.propose_rule``): two decisions of the turn (`SoloState.awaited`).
 4. **Declarations** (and tentative rules, at no cost) are judged by
    `eleusis_lab.games.solo.judge.judge_declaration`: by default over every continuation
    of the main line after the turn's card (the published judge, computed exactly);

@@ -1,6 +1,6 @@
 """The engine of the solo benchmark: its options (`SoloConfig`), the deal and one game
-(`play_solo`), which asks the agent and moves the game through
-`eleusis_lab.games.solo.state.SoloState` (the rules).
+(`play_solo`): the rules of `eleusis_lab.games.solo.state.SoloState` driven
+(`eleusis_lab.games.driver.drive`) with the agent's decisions (`SoloSeats`).
 """
 
 from __future__ import annotations
@@ -16,27 +16,21 @@ from eleusis_lab.agent import Agent, Event, GameInfo, GameTraits
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     DECISION_LIMIT,
-    DecisionLimit,
-    SeatRetired,
     check_capabilities,
     check_fault_options,
     check_seed,
     class_name,
-    counted,
     describe_seat,
-    error_message,
-    fault_of,
     is_int,
     not_offered,
     own_card,
-    people,
     plain_float,
     plain_text,
     shorten,
-    stops_game,
     text,
 )
-from eleusis_lab.errors import AgentError, ConfigError
+from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.driver import AgentSeats, drive
 from eleusis_lab.games.solo.decisions import SoloDecisions, SoloMove, solo_statement
 from eleusis_lab.games.solo.judge import (
     JUDGE_PLAYS,
@@ -46,14 +40,18 @@ from eleusis_lab.games.solo.judge import (
 )
 from eleusis_lab.games.solo.record import GAME, Declaration, SoloRecord
 from eleusis_lab.games.solo.scoring import MAX_TURNS
-from eleusis_lab.games.solo.state import DECK, SoloState, solo_deal_from
-from eleusis_lab.record import (
-    ILLEGAL_CARD,
-    RAISED,
-    STOPPED,
-    Fault,
-    sees_rule,
+from eleusis_lab.games.solo.state import (  # the timings, here since they were defined here
+    AFTER_VERDICT,  # noqa: F401
+    BEFORE_VERDICT,
+    DECK,
+    STATEMENT,
+    TIMINGS,
+    SoloState,
+    Statement,
+    Turn,
+    solo_deal_from,
 )
+from eleusis_lab.record import ILLEGAL_CARD, RAISED, STOPPED
 from eleusis_lab.rules import Context, Rule, parse
 
 HAND_SIZE = 12
@@ -79,10 +77,6 @@ LEGAL_FAULTS = {
     ("choose_play", ILLEGAL_CARD),
     ("declare_rule", ILLEGAL_DECLARATION),
 }
-#: When the agent states and declares: in the move, before the verdict (published), or
-#: after it.
-BEFORE_VERDICT, AFTER_VERDICT = "before_verdict", "after_verdict"
-TIMINGS = (BEFORE_VERDICT, AFTER_VERDICT)
 
 
 # -- configuration ------------------------------------------------------------------------
@@ -236,7 +230,7 @@ def play_solo(
     ``agent.propose_rule`` (``"after_verdict"``); judges the card, refills the hand,
     tells ``agent.observe(event)``, and judges the tentative rule and the declaration
     in the state after the card (`SoloConfig.judge_in`); a correct declaration ends the
-    game.
+    game. The state (`SoloState`) is driven with the agent at its seat (`SoloSeats`).
 
     Parameters
     ----------
@@ -290,91 +284,144 @@ else "red(card)"
         raise ConfigError(f"{agent!r} is not an Agent (eleusis_lab.agent.Agent)")
     check_capabilities([agent], GAME, SoloDecisions)
     seed = check_seed(seed)
-    stop = config.on_fault == "raise"
-    before = config.timing == BEFORE_VERDICT
 
     state = SoloState.deal(rule, seed, config)
-    name = class_name(agent)
-    sees = sees_rule(agent)  # decided once, and recorded so
-    faults: list[Fault] = []
-    limit = DecisionLimit(config.decision_limit)
-    limit.people = people([agent])
+    seats = SoloSeats(agent, config, state, on_turn)
+    drive(state, seats)
+    faults = seats.faults
+    return state.record(describe_seat(agent, faults.told[0]), faults.recorded())
 
-    def fault(kind: str, message: str, event: int, phase: int, call: str) -> None:
-        if stop and kind != RAISED:
-            raise AgentError(f"seat 0 ({text(repr, agent)}) {message}")
-        faults.append(Fault(0, name, kind, message, event, phase, call))
 
-    def failed(error: Exception, event: int, phase: int, call: str) -> None:
-        if isinstance(error, SeatRetired):
-            return  # counted on the stop that retired the agent
-        if stop and stops_game(error):
-            raise AgentError(f"seat 0 ({text(repr, agent)}) {error_message(error)}") from error
-        if stop:
-            raise error
-        fault(*fault_of(error), event, phase, call)
+class SoloSeats(AgentSeats):
+    """The agent at the solo game's one seat (`play_solo`).
 
-    def ask(call: str, index: int, method: Callable[[], Any]) -> Any:
+    `decide` asks it for the decision the state awaits (`SoloState.awaited`), within
+    the decision limit: the turn, a `Turn` made of its `SoloMove` (``timing=
+    "before_verdict"``), or its card (``choose_play``) and, after the verdict, its
+    statement (``"after_verdict"``). A faulty card is recorded and replaced by the
+    first card of the hand, a faulty statement by none. `heard` tells the agent each
+    play (``observe``), then calls ``on_turn(turn, event, declaration)`` once the turn's
+    statement is judged.
+
+    Parameters
+    ----------
+    agent : Agent
+        The player.
+    config : SoloConfig
+        The game's options.
+    state : SoloState
+        The game, as dealt: the index of a fault's event is the number of its plays.
+    on_turn : callable or None
+        See `play_solo`.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        config: SoloConfig,
+        state: SoloState,
+        on_turn: Callable[[int, Event, Declaration | None], None] | None,
+    ):
+        super().__init__([agent], config, state.events)
+        self.agent = agent
+        self.on_turn = on_turn
+        self.before = config.timing == BEFORE_VERDICT
+        self.event: Event | None = None  # the play of the turn under way
+        # a move's faulty statement, recorded as it was before the state took the move:
+        # once the agent was told the play (the function writes the message)
+        self.misstated: Callable[[], str] | None = None
+
+    def start(self, state: SoloState) -> None:
+        """Start the agent's game, unless it is over at the deal (no starter)."""
+        if state.starter is None:
+            return
         try:
-            return limit.call(method)
+            self.faults.limit.call(self.agent.start_game, *agent_start(state, self.faults.told[0]))
         except Exception as error:
-            failed(error, index, 1, call)
+            self.faults.failed(0, error, 0, 0, "start_game")
+
+    def decide(self, seat: int, state: SoloState) -> Any:
+        """The agent's turn (a `Turn`), its card, or after the verdict its statement."""
+        if state.awaited == STATEMENT:
+            return self._statement(state)
+        agent, faults = self.agent, self.faults
+        index, faulted = len(self.events), len(faults.faults)
+        obs = state.observation(0)
+        fields = None
+        if self.before:
+            call = "solo_move"
+            move = self._ask(call, index, lambda: agent.solo_move(obs))
+            if move is not None and not issubclass(type(move), SoloMove):
+                what = f"{shorten(text(repr, move))} (a {class_name(move)})"
+                self._fault(ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, call)
+                move = None
+            # its fields are read where the agent's code may run: a property of a
+            # SoloMove subclass raising, hanging, or answering differently twice
+            fields = None if move is None else self._ask(call, index, _fields(move))
+            card = None if fields is None else fields[0]
+        else:
+            call = "choose_play"
+            card = self._ask(call, index, lambda: agent.choose_play(obs))
+        own = own_card(card, obs.hand)  # the engine's card it equals, by plain values
+        if own is None:
+            # not yet a fault this turn, nor a retired agent's substitute
+            if card is not None or (len(faults.faults) == faulted and not faults.limit.retired):
+                self._fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, call)
+            own = obs.hand[0]
+        if not self.before or fields is None or _silent(*fields[1:]):
+            return own  # the card alone: no statement
+        checked = _checked_statement(*fields[1:])
+        if callable(checked):
+            self.misstated = checked
+            return own
+        statement = _stated(checked)
+        return own if statement is None else Turn(own, statement)
+
+    def _statement(self, state: SoloState) -> Statement | None:
+        """The agent's statement after the verdict of the turn's card, or None."""
+        index, call = len(self.events) - 1, "declare_rule"
+        agent = self.agent
+        stated = self._ask(call, index, lambda: solo_statement(agent, state.observation(0)))
+        if stated is None or _silent(*stated):
+            return None
+        checked = _checked_statement(*stated)
+        if callable(checked):
+            self._fault(ILLEGAL_DECLARATION, checked(), index, call)
+            return None
+        return _stated(checked)
+
+    def heard(self, action: Any, events: tuple[Event, ...], state: SoloState) -> None:
+        """Tell the agent the play (recording a move's faulty statement after it); at the
+        end of the turn, call ``on_turn``."""
+        if events:
+            (event,) = events
+            self.event = event
+            agent, index = self.agent, len(self.events) - 1
+            self._ask("observe", index, lambda: agent.observe(event))
+            if self.misstated is not None:
+                message, self.misstated = self.misstated(), None
+                self._fault(ILLEGAL_DECLARATION, message, index, "solo_move")
+        if self.on_turn is not None and state.awaited != STATEMENT:
+            self.on_turn(state.turns, self.event, state.turn_declaration)
+
+    def _ask(self, call: str, index: int, method: Callable[[], Any]) -> Any:
+        """``method()``, a call of the agent's; None after a fault (recorded)."""
+        try:
+            return self.faults.limit.call(method)
+        except Exception as error:
+            self.faults.failed(0, error, index, 1, call)
             return None
 
-    if state.starter is not None:
-        with limit:  # armed for the game
-            try:
-                limit.call(agent.start_game, *agent_start(state, sees))
-            except Exception as error:
-                failed(error, 0, 0, "start_game")
-            while not state.is_terminal():
-                index, faulted = state.turns, len(faults)
-                obs = state.observation(0)
-                if before:
-                    move = ask("solo_move", index, lambda obs=obs: agent.solo_move(obs))
-                    if move is not None and not issubclass(type(move), SoloMove):
-                        what = f"{shorten(text(repr, move))} (a {class_name(move)})"
-                        fault(
-                            ILLEGAL_CARD, f"returned {what}, not a SoloMove", index, 1, "solo_move"
-                        )
-                        move = None
-                    # its fields are read where the agent's code may run: a property of a
-                    # SoloMove subclass raising, hanging, or answering differently twice
-                    fields = None if move is None else ask("solo_move", index, _fields(move))
-                    call, card = "solo_move", None if fields is None else fields[0]
-                    statement = None if fields is None else fields[1:]
-                else:
-                    call = "choose_play"
-                    card = ask(call, index, lambda obs=obs: agent.choose_play(obs))
-                own = own_card(card, obs.hand)  # the engine's card it equals, by plain values
-                if own is None:
-                    # not yet a fault this turn, nor a retired agent's substitute
-                    if card is not None or (len(faults) == faulted and not limit.retired):
-                        fault(ILLEGAL_CARD, not_offered(card, obs.hand), index, 1, call)
-                    own = obs.hand[0]
-                (event,) = state.apply(own)
-                ask("observe", index, lambda event=event: agent.observe(event))
-                if not before:
-                    call = "declare_rule"
-                    statement = ask(
-                        call, index, lambda: solo_statement(agent, state.observation(0))
-                    )
-                if statement is not None:
-                    statement = plain_statement(*statement)
-                    if isinstance(statement, str):
-                        fault(ILLEGAL_DECLARATION, statement, index, 1, call)
-                        statement = None
-                declaration = None
-                if statement is not None and statement[0] is not None:
-                    declaration = state.judge_statement(*statement)
-                if on_turn is not None:
-                    on_turn(state.turns, event, declaration)
-
-    return state.record(describe_seat(agent, sees), counted(faults, limit))
+    def _fault(self, kind: str, message: str, index: int, call: str) -> None:
+        """Record a fault of the agent's answer, or stop the game (``on_fault="raise"``)."""
+        faults = self.faults
+        if faults.stop:
+            raise faults.agent_error(0, message)
+        faults.add(0, kind, message, index, 1, call)
 
 
 def _fields(move: SoloMove) -> Callable[[], tuple[Any, Any, Any, Any]]:
-    """What reads a move's card, rule, confidence and declaration (`play_solo` calls it
+    """What reads a move's card, rule, confidence and declaration (`SoloSeats` calls it
     as a call of the agent's)."""
     return lambda: (move.card, move.rule, move.confidence, move.declare)
 
@@ -391,18 +438,42 @@ def plain_statement(
     >>> plain_statement("red(card)", 2, False)
     'stated a confidence of 2, not a number in [0, 1]'
     """
+    checked = _checked_statement(rule, confidence, declare)
+    return checked() if callable(checked) else checked
+
+
+def _checked_statement(
+    rule: object, confidence: object, declare: object
+) -> tuple[str | None, float | None, bool] | Callable[[], str]:
+    """`plain_statement`, but what is wrong with the statement as a function that says
+    it: the message shows the agent's values, and their repr is the agent's code, which
+    `SoloSeats` runs where it always did (after the play was told). The checks run none."""
     text_ = None if rule is None else plain_text(rule)
     if rule is not None and text_ is None:
-        what = f"{shorten(text(repr, rule))} (a {class_name(rule)})"
-        return f"stated {what}, not rule text or None"
+        return lambda: (
+            f"stated {shorten(text(repr, rule))} (a {class_name(rule)}), not rule text or None"
+        )
     number = None if confidence is None else plain_float(confidence)
     if confidence is not None and not (
         number is not None and math.isfinite(number) and 0 <= number <= 1
     ):
-        return f"stated a confidence of {shorten(text(repr, confidence))}, not a number in [0, 1]"
+        return lambda: (
+            f"stated a confidence of {shorten(text(repr, confidence))}, not a number in [0, 1]"
+        )
     # exactly these types: a subclass of numpy's bool may override __bool__
     if not (type(declare) is bool or type(declare) is np.bool_):
-        return f"declare is {shorten(text(repr, declare))}, not True or False"
+        return lambda: f"declare is {shorten(text(repr, declare))}, not True or False"
     if declare and rule is None:
-        return "declared without stating a rule"
+        return lambda: "declared without stating a rule"
     return text_, number, bool(declare)
+
+
+def _silent(rule: object, confidence: object, declare: object) -> bool:
+    """Whether an agent states nothing, the common case (told apart by identity: no
+    code of the agent's runs)."""
+    return rule is None and confidence is None and declare is False
+
+
+def _stated(plain: tuple[str | None, float | None, bool]) -> Statement | None:
+    """A plain statement as the state takes it: None when it states no rule."""
+    return None if plain[0] is None else Statement(*plain)  # type: ignore[arg-type]

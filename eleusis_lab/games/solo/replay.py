@@ -5,9 +5,13 @@ without the agent.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
+from eleusis_lab.agent import Event
 from eleusis_lab.errors import ConfigError
+from eleusis_lab.games.driver import END, RecordedSeats, drive
 from eleusis_lab.games.solo.engine import (
+    BEFORE_VERDICT,
     CARD_FAULTS,
     DECK,
     FAULT_CALLS,
@@ -21,7 +25,7 @@ from eleusis_lab.games.solo.record import (
     SoloRecord,
     Tentative,
 )
-from eleusis_lab.games.solo.state import SoloState
+from eleusis_lab.games.solo.state import STATEMENT, SoloState, Statement, Turn
 from eleusis_lab.record import (
     FaultRules,
     card_text,
@@ -31,15 +35,15 @@ from eleusis_lab.record import (
 from eleusis_lab.rules import parse
 
 
-def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over the game
+def replay_solo(record: SoloRecord) -> list[str]:
     """Check a solo record against the rules of the game, without the agent.
 
-    Deals again from the seed (hand, refused starters, starter, stock), applies every
-    play and every statement to a `SoloState` (the card is in hand, its position and
-    verdict, the card drawn; each tentative rule and declaration judged again,
-    `SoloConfig.judge_in`), and compares the end, the turns, the score and the success
-    the state gives with the record's. Faults are checked too: a substituted play is
-    the first card of the hand.
+    Deals again from the seed (hand, refused starters, starter, stock), drives a
+    `SoloState` with every play and every statement of the record (`RecordedTurns`: the
+    card is in hand, its position and verdict, the card drawn; each tentative rule and
+    declaration judged again, `SoloConfig.judge_in`), and compares the end, the turns,
+    the score and the success the state gives with the record's. Faults are checked
+    too: a substituted play is the first card of the hand.
 
     Parameters
     ----------
@@ -92,55 +96,31 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
         )
         return problems
     problems += _check_faults(rec)
-    substituted = {f.event for f in rec.faults if (f.call, f.kind) in CARD_FAULTS}
-
-    by_turn: dict[int, list[Declaration]] = {}
-    for declaration in rec.declarations:
-        by_turn.setdefault(declaration.turn, []).append(declaration)
-    stated: dict[int, list[Tentative]] = {}
-    for statement in rec.tentative:
-        stated.setdefault(statement.turn, []).append(statement)
     if state.starter is None and rec.events:
         problems.append("plays are recorded, but no starter was drawn")
         return problems
-    for k, e in enumerate(rec.events):
-        turn = k + 1
+
+    seats = RecordedTurns(rec, state)
+    drive(state, seats)
+    problems += seats.problems
+    if not seats.held:
+        return problems
+    if state.turns < len(rec.events):  # the game ended before the record's plays did
+        turn = state.turns + 1
+        e = rec.events[turn - 1]
         where = f"turn {turn} ({card_text(e.card)})"
         if state.found_turn is not None:
             problems.append(
                 f"{where}: the game goes on after the rule was found on turn {state.found_turn}"
             )
-            break
-        if turn > config.max_turns:
+        elif turn > config.max_turns:
             problems.append(f"{where}: the game goes past its {config.max_turns} turns")
-            break
-        if (e.seat, e.phase) != (0, 1):
-            problems.append(f"{where}: a solo play is seat 0, phase 1")
-        if e.card not in state.hand:
+        else:  # out of cards
+            if (e.seat, e.phase) != (0, 1):
+                problems.append(f"{where}: a solo play is seat 0, phase 1")
             problems.append(f"{where}: the player does not hold that card")
             return problems
-        if k in substituted and e.card != state.hand[0]:
-            problems.append(
-                f"{where}: after a fault the engine plays the first card of the hand,"
-                f" {card_text(state.hand[0])}"
-            )
-        (event,) = state.apply(e.card)
-        if e.position != event.position:
-            problems.append(
-                f"{where}: position {e.position}, but the main line ended at {event.position}"
-            )
-        if e.right != event.right:
-            problems.append(
-                f"{where}: recorded {right_or_wrong(e.right)}, but the rule says"
-                f" {right_or_wrong(event.right)}"
-            )
-        made, tentatives = by_turn.pop(turn, []), stated.pop(turn, [])
-        if len(made) > 1 or len(tentatives) > 1:
-            problems.append(f"{where}: more than one declaration or tentative rule in one turn")
-        if made and rec.tentative and [t.text for t in tentatives] != [made[0].text]:
-            problems.append(f"{where}: the declared rule is not the turn's tentative rule")
-        problems += _check_statements(state, where, made, tentatives)
-    for turn in sorted({*by_turn, *stated}):
+    for turn in sorted({*seats.by_turn, *seats.stated}):
         problems.append(f"a statement is recorded on turn {turn}, which was not played")
 
     end = state.end
@@ -166,16 +146,100 @@ def replay_solo(record: SoloRecord) -> list[str]:  # noqa: C901 - one pass over 
     return problems
 
 
+class RecordedTurns(RecordedSeats):
+    """A solo record's turns, as `replay_solo` drives a `SoloState` with them: each
+    play with its statement (a `Turn`, ``timing="before_verdict"``), or the play then
+    the statement (``"after_verdict"``); the statement applied is the declared text,
+    else the tentative rule, or None.
+
+    `decide` checks a play before it is made (and ends the drive at a card the player
+    does not hold, ``held`` False); `compare` checks its position and verdict, then
+    how the turn's recorded statements are judged. The statements of the turns not
+    played stay in ``by_turn`` (declarations) and ``stated`` (tentative rules).
+    """
+
+    def __init__(self, rec: SoloRecord, state: SoloState):
+        self.rec = rec
+        self.state = state
+        self.by_turn: dict[int, list[Declaration]] = {}
+        for declaration in rec.declarations:
+            self.by_turn.setdefault(declaration.turn, []).append(declaration)
+        self.stated: dict[int, list[Tentative]] = {}
+        for statement in rec.tentative:
+            self.stated.setdefault(statement.turn, []).append(statement)
+        self.substituted = {f.event for f in rec.faults if (f.call, f.kind) in CARD_FAULTS}
+        self.held = True
+        before = state.config.timing == BEFORE_VERDICT
+        actions: list[Any] = []
+        for turn, event in enumerate(rec.events, 1):
+            statement = self._statement(turn)
+            actions += [Turn(event.card, statement)] if before else [event.card, statement]
+        super().__init__(actions)
+
+    def _statement(self, turn: int) -> Statement | None:
+        """The statement the record makes on ``turn``, as the state takes it."""
+        made, tentatives = self.by_turn.get(turn, []), self.stated.get(turn, [])
+        if not (made or tentatives):
+            return None
+        text = made[0].text if made else tentatives[0].text
+        confidence = tentatives[0].confidence if tentatives else made[0].confidence
+        return Statement(text, confidence, declare=bool(made))
+
+    def decide(self, seat: int, state: SoloState) -> Any:
+        action = super().decide(seat, state)
+        if action is END or state.awaited == STATEMENT:
+            return action
+        k = state.turns
+        e = self.rec.events[k]
+        where = f"turn {k + 1} ({card_text(e.card)})"
+        if (e.seat, e.phase) != (0, 1):
+            self.problems.append(f"{where}: a solo play is seat 0, phase 1")
+        if e.card not in state.hand:
+            self.problems.append(f"{where}: the player does not hold that card")
+            self.held = False
+            return END
+        if k in self.substituted and e.card != state.hand[0]:
+            self.problems.append(
+                f"{where}: after a fault the engine plays the first card of the hand,"
+                f" {card_text(state.hand[0])}"
+            )
+        return action
+
+    def compare(self, index: int, action: Any, events: tuple[Event, ...]) -> None:
+        state, problems = self.state, self.problems
+        turn = state.turns
+        e = self.rec.events[turn - 1]
+        where = f"turn {turn} ({card_text(e.card)})"
+        if events:
+            (event,) = events
+            if e.position != event.position:
+                problems.append(
+                    f"{where}: position {e.position}, but the main line ended at {event.position}"
+                )
+            if e.right != event.right:
+                problems.append(
+                    f"{where}: recorded {right_or_wrong(e.right)}, but the rule says"
+                    f" {right_or_wrong(event.right)}"
+                )
+        if state.awaited == STATEMENT:
+            return  # the turn's statement is to come
+        made, tentatives = self.by_turn.pop(turn, []), self.stated.pop(turn, [])
+        if len(made) > 1 or len(tentatives) > 1:
+            problems.append(f"{where}: more than one declaration or tentative rule in one turn")
+        if made and self.rec.tentative and [t.text for t in tentatives] != [made[0].text]:
+            problems.append(f"{where}: the declared rule is not the turn's tentative rule")
+        problems += _check_statements(state, where, made, tentatives)
+
+
 def _check_statements(
     state: SoloState, where: str, made: list[Declaration], tentatives: list[Tentative]
 ) -> list[str]:
-    """Apply a turn's recorded statement to ``state`` (the declared text, else the
-    tentative rule) and compare how each recorded statement of the turn is judged."""
+    """Compare how each recorded statement of a turn is judged with how ``state``
+    judged the turn's statement (the declared text, else the tentative rule) and, for
+    any other, with how it is judged now."""
     if not (made or tentatives):
         return []
     text = made[0].text if made else tentatives[0].text
-    confidence = tentatives[0].confidence if tentatives else made[0].confidence
-    state.judge_statement(text, confidence, declare=bool(made))
     problems = []
     for statement in tentatives:
         if statement.text == text and statement.correct == state.tentative[-1].correct:

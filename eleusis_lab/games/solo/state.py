@@ -7,13 +7,18 @@ agent), the replay (`replay_solo`, which applies a record's plays and statements
 the Gymnasium environment (`eleusis_lab.envs.solo.SoloEnv`) all move a game through
 this state.
 
-A turn is two steps. `SoloState.apply` plays a card of the hand: it is judged (right:
-main line; wrong: side line) and a card is drawn from the stock while it lasts. Then
-`SoloState.judge_statement` judges the turn's statement, if the player makes one (a
-tentative rule, its confidence, declared or not), in the state after the card
-(`SoloConfig.judge_in`); a correct declaration ends the game. The statement belongs
-to the card's turn, so it may still be judged after a card that ended the game for
-cards (the last turn, or the hand's last card).
+A turn is a card and a statement. The card is one of the hand: it is judged (right:
+main line; wrong: side line) and a card is drawn from the stock while it lasts. The
+statement (`Statement`: a tentative rule, its confidence, declared or not; or None,
+stating nothing) is judged in the position after the card (`SoloConfig.judge_in`); a
+correct declaration ends the game. The statement belongs to the card's turn, so it is
+still judged after a card that ended the game for cards (the last turn, or the hand's
+last card). When the player states is the game's ``timing`` (`SoloState.awaited`
+says what `SoloState.apply` awaits):
+
+- ``"before_verdict"`` (the published move): one action, a `Turn`, the card with its
+  statement (a card alone states nothing);
+- ``"after_verdict"``: two, the card, then, once its verdict is known, the statement.
 
 Examples
 --------
@@ -21,23 +26,32 @@ Examples
 >>> state = SoloState.deal("black(card)", seed=0, config=SoloConfig())
 >>> state.starter, state.refused, len(state.hand), len(state.stock)
 (Card('QC'), (Card('2H'), Card('JH')), 12, 89)
->>> state.to_move(), state.legal_actions() == tuple(state.hand)
-(0, True)
->>> state.apply(state.hand[0])  # a red card: wrong, under the starter
+>>> state.to_move(), state.awaited, state.legal_actions() == tuple(state.hand)
+(0, 'move', True)
+>>> state.apply(Turn(state.hand[0], Statement("red(card)", 0.9, declare=True)))  # 9H: wrong
 (Event(seat=0, card=Card('9H', copy=1), phase=1, right=False, position=0, kind='play'),)
->>> state.judge_statement("red(card)", 0.9, declare=True).correct
+>>> state.turn_declaration.correct
 False
->>> _ = state.apply(state.hand[0])
->>> state.judge_statement("black(card)", 0.9, declare=True).correct
+>>> _ = state.apply(Turn(state.hand[0], Statement("black(card)", 0.9, declare=True)))
+>>> state.turn_declaration.correct
 True
 >>> state.to_move(), state.end, state.scores()
 (None, 'found', (27.0,))
+
+After the verdict, the statement is a decision of its own:
+
+>>> state = SoloState.deal("black(card)", seed=0, config=SoloConfig(timing="after_verdict"))
+>>> (event,) = state.apply(state.hand[0])
+>>> event.right, state.to_move(), state.awaited
+(False, 0, 'statement')
+>>> state.apply(Statement("red(card)", 0.9)), state.tentative[-1].correct, state.awaited
+((), False, 'card')
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -64,7 +78,20 @@ from eleusis_lab.rules import Context, Rule, parse
 if TYPE_CHECKING:  # the engine's options; the engine imports this module
     from eleusis_lab.games.solo.engine import SoloConfig
 
-__all__ = ["DECK", "Dealt", "SoloState", "solo_deal_from"]
+__all__ = [
+    "AFTER_VERDICT",
+    "BEFORE_VERDICT",
+    "CARD",
+    "DECK",
+    "MOVE",
+    "STATEMENT",
+    "TIMINGS",
+    "Dealt",
+    "SoloState",
+    "Statement",
+    "Turn",
+    "solo_deal_from",
+]
 
 #: Two decks, in order: the solo game's 104 cards.
 DECK = tuple(two_decks())
@@ -72,6 +99,31 @@ DECK = tuple(two_decks())
 #: A deal: the hand, the refused starters, the starter (None: none was accepted) and
 #: the stock after it, in drawing order.
 Dealt = tuple[tuple[Card, ...], tuple[Card, ...], Card | None, tuple[Card, ...]]
+
+#: When the player states and declares (`SoloConfig.timing`): with its card, before the
+#: card's verdict (published), or after it.
+BEFORE_VERDICT, AFTER_VERDICT = "before_verdict", "after_verdict"
+TIMINGS = (BEFORE_VERDICT, AFTER_VERDICT)
+#: What `SoloState.apply` awaits (`SoloState.awaited`): a `Turn` (timing
+#: ``"before_verdict"``), or a card and then its `Statement` (``"after_verdict"``).
+MOVE, CARD, STATEMENT = "move", "card", "statement"
+
+
+class Statement(NamedTuple):
+    """A turn's statement: the tentative ``text`` with its ``confidence`` (None: none
+    given), declared or not. Stating nothing is None, not a statement."""
+
+    text: str
+    confidence: float | None = None
+    declare: bool = False
+
+
+class Turn(NamedTuple):
+    """A whole turn at once, the action of timing ``"before_verdict"``: the ``card``
+    played, and the ``statement`` judged after it (None: nothing stated)."""
+
+    card: Card
+    statement: Statement | None = None
 
 
 def solo_deal_from(rng: np.random.Generator, rule: Rule, hand_size: int) -> Dealt:
@@ -95,19 +147,19 @@ def solo_deal_from(rng: np.random.Generator, rule: Rule, hand_size: int) -> Deal
 
 
 class SoloState(GameState):
-    """A position of the solo game; `apply` plays a card, `judge_statement` judges the
-    turn's statement.
+    """A position of the solo game; `apply` plays a card, its statement, or both.
 
     Make the first position with `deal` (the deal `play_solo` makes for a seed) or with
-    the constructor (a given deal). The attributes are to be read: only `apply` and
-    `judge_statement` move the game on.
+    the constructor (a given deal). The attributes are to be read: only `apply` moves
+    the game on.
 
     Parameters
     ----------
     rule : Rule or str
         The secret rule.
     config : SoloConfig
-        The game's options (hand size, turns, how statements are judged).
+        The game's options (hand size, turns, when the player states, how statements
+        are judged).
     hand, refused, starter, stock : see `solo_deal_from`
         The deal.
     seed : int
@@ -129,7 +181,11 @@ class SoloState(GameState):
         The turn of the correct declaration.
     end : str or None
         How the game ended (`FOUND`, `TURN_CAP`, `OUT_OF_CARDS`, `NO_STARTER`), or None
-        while it goes on.
+        while it goes on (while the last card's statement is awaited too).
+    awaited : str or None
+        What `apply` awaits: `MOVE` (a `Turn`, timing ``"before_verdict"``), `CARD` or,
+        after its verdict, `STATEMENT` (``"after_verdict"``); None once the game is
+        over.
     """
 
     game = GAME
@@ -149,6 +205,8 @@ class SoloState(GameState):
         self.seed = seed
         self._legal_mask = self.rule.legal_mask  # bound once: called every play
         self._max_turns = config.max_turns
+        self._before = config.timing == BEFORE_VERDICT
+        self._turn_starts = MOVE if self._before else CARD  # what a turn awaits first
         self.dealt, self.refused, self.starter = tuple(hand), tuple(refused), starter
         self._stock = tuple(stock)
         self._drawn = 0  # cards drawn from the stock after the starter
@@ -160,26 +218,34 @@ class SoloState(GameState):
         self.declarations: list[Declaration] = []
         self.tentative: list[Tentative] = []
         self.found_turn: int | None = None
-        self._statement_open = False  # a card was played and its statement not yet made
+        self._stating = False  # after the verdict: a card was played, its statement awaited
         self.end: str | None = None
+        self.awaited: str | None = None
         self._settle()
 
     def _settle(self) -> None:
-        """Set `end` after the deal and after every move, the only times it changes.
+        """Set `end` and `awaited` after the deal and after every move, the only times
+        they change.
 
         A correct declaration counts before the turn cap (the last turn's statement may
-        find the rule), the turn cap before an empty hand.
+        find the rule), the turn cap before an empty hand; a turn whose statement is
+        awaited is not over.
         """
         if self.starter is None:
             self.end = NO_STARTER
         elif self.found_turn is not None:
             self.end = FOUND
+        elif self._stating:
+            self.end, self.awaited = None, STATEMENT
+            return
         elif len(self.events) >= self._max_turns:
             self.end = TURN_CAP
         elif not self.hand:
             self.end = OUT_OF_CARDS
         else:
-            self.end = None
+            self.end, self.awaited = None, self._turn_starts
+            return
+        self.awaited = None
 
     @classmethod
     def deal(cls, rule: Rule | str, seed: int, config: SoloConfig) -> SoloState:
@@ -212,16 +278,21 @@ class SoloState(GameState):
         return self._stock[self._drawn :]
 
     def to_move(self) -> int | None:
-        """0 while the player has a card to play, None once the game is over."""
+        """0 while the player has a card to play or a statement to make, None once the
+        game is over."""
         return 0 if self.end is None else None
 
     def is_terminal(self) -> bool:
         """Whether the game is over (`end` is set)."""
         return self.end is not None
 
-    def legal_actions(self) -> tuple[Card, ...]:
-        """The cards of the hand, in hand order (none once the game is over)."""
-        return tuple(self.hand) if self.end is None else ()
+    def legal_actions(self) -> tuple[Any, ...]:
+        """The cards of the hand, in hand order (a card alone is a `Turn` that states
+        nothing); ``(None,)`` while a statement is awaited (any `Statement` may be made,
+        and None states nothing); none once the game is over."""
+        if self.end is not None:
+            return ()
+        return (None,) if self._stating else tuple(self.hand)
 
     def observation(self, seat: int) -> Observation:
         """What the player (seat 0) sees: its hand, the main line, the wrong cards and
@@ -237,6 +308,15 @@ class SoloState(GameState):
             (tuple(self.side_line),),
             self.last_right,
         )
+
+    @property
+    def turn_declaration(self) -> Declaration | None:
+        """The declaration of the last turn's statement; None when it declared nothing
+        (or is still awaited)."""
+        declarations = self.declarations
+        if declarations and declarations[-1].turn == len(self.events):
+            return declarations[-1]
+        return None
 
     @property
     def wrong_declarations(self) -> int:
@@ -270,16 +350,44 @@ class SoloState(GameState):
     # -- moves ----------------------------------------------------------------------------
 
     def apply(self, action: Any) -> tuple[Event, ...]:
-        """Play ``action``, a card of the hand: judged against the main line, then one
-        card drawn from the stock while it lasts; the play's event.
+        """Make the move `awaited`; the events it made.
+
+        A card of the hand (or a `Turn`'s) is judged against the main line, then one
+        card is drawn from the stock while it lasts: the play's event. A statement (a
+        `Turn`'s, or ``action`` itself while one is awaited) is then judged in the
+        position after its card: every statement is recorded as a `Tentative`, a
+        declaration also as a `Declaration` (`turn_declaration`), and a correct one
+        ends the game. The statement is taken as given (`play_solo` checks an agent's
+        first).
 
         Raises
         ------
         ValueError
-            Once the game is over, or for a card not in the hand.
+            Once the game is over, for a card not in the hand, for a `Turn` with timing
+            ``"after_verdict"``, or for anything but a `Statement` or None while a
+            statement is awaited; the state is unchanged.
         """
         if self.end is not None:
             raise ValueError(f"the game is over ({self.end}): no card can be played")
+        if self._stating:
+            if action is not None and not isinstance(action, Statement):
+                raise ValueError(
+                    f"turn {len(self.events)} awaits its statement (a Statement, or None),"
+                    f" not {action!r}"
+                )
+            self._stating = False
+            if action is not None:
+                self._judge_statement(action)
+            self._settle()
+            return ()
+        statement = None
+        if isinstance(action, Turn):
+            if not self._before:
+                raise ValueError(
+                    "with timing 'after_verdict' a turn's statement follows its card's"
+                    " verdict: play the card alone"
+                )
+            action, statement = action
         hand, main = self.hand, self.main_line
         try:
             card = hand.pop(hand.index(action))
@@ -293,7 +401,10 @@ class SoloState(GameState):
             hand.append(self._stock[self._drawn])
             self._drawn += 1
         self.events.append(event)
-        self._statement_open = True
+        if statement is not None:
+            self._judge_statement(statement)
+        elif not self._before:
+            self._stating = True
         self._settle()
         return (event,)
 
@@ -303,36 +414,18 @@ class SoloState(GameState):
         context = Context(tuple(self.main_line), self.last_right)
         return self.config.judge_in(self.rule, text, context)
 
-    def judge_statement(
-        self, text: str, confidence: float | None = None, declare: bool = False
-    ) -> Declaration | None:
-        """Judge the turn's statement after its card: the tentative rule ``text`` with
-        its ``confidence``, declared or not. Every statement is recorded as a
-        `Tentative`; a declaration also as a `Declaration` (returned), and a correct one
-        ends the game.
-
-        The statement is taken as given (`play_solo` checks an agent's first).
-
-        Raises
-        ------
-        ValueError
-            Unless a card was played and its turn has no statement yet.
-        """
-        if not self._statement_open:
-            raise ValueError("a statement follows its turn's card, once a turn")
-        self._statement_open = False
+    def _judge_statement(self, statement: Statement) -> None:
+        """Record the turn's ``statement`` as judged now (a correct declaration finds
+        the rule; `_settle` ends the game)."""
+        text, confidence, declare = statement
         turn, judged = len(self.events), self.judge(text)
         self.tentative.append(Tentative(turn, text, confidence, judged.correct))
-        if not declare:
-            return None
-        declaration = Declaration(
-            turn, text, judged.correct, judged.method, judged.reason, confidence
-        )
-        self.declarations.append(declaration)
-        if judged.correct:
-            self.found_turn = turn
-            self._settle()
-        return declaration
+        if declare:
+            self.declarations.append(
+                Declaration(turn, text, judged.correct, judged.method, judged.reason, confidence)
+            )
+            if judged.correct:
+                self.found_turn = turn
 
     # -- the record -----------------------------------------------------------------------
 

@@ -18,8 +18,9 @@ One `eleusis_agents.hypothesis_model.HypothesisModel`, which
   fitted: chosen from 0, 0.02, 0.1, 0.25 and 0.5 by the mean floored solo score on the
   rules people write, on 5 folds of the rules stratified by family (0.25 in three folds,
   0.1 in two; 1/2, fixed before measuring, cost the rules on the last card 2.3 points);
-  see the README for the held-out figures. The default, ``"auto"``, is that mass in
-  solo and 0 (the grammar alone) in the other games, where it was not fitted. Within
+  see the guide's benchmarks page (docs/guide/benchmarks.md) for the held-out figures.
+  The default, ``"auto"``, is that mass in solo and 0 (the grammar alone) in the other
+  games, where it was not fitted. Within
   the grammar, a hypothesis's summed formula mass
   ``sum 2 ** -bits`` (``prior="bits"``; the bits of each production are those of the
   ``productions`` prior, `eleusis_lab.rules.prior`: in solo by default the one fitted

@@ -1,8 +1,9 @@
-"""A small agent written the way the README shows: a learner in 20 lines.
+"""A small agent written the way the guide shows: a learner in 20 lines.
 
 `ColourPairs` learns how often a card of each colour is right after a card of each
-colour, and plays the colour most often right. It is the README's example of a new
-agent class, and it passes `eleusis_lab.testing.check_agent`.
+colour, and plays the colour most often right. It is the example of a new agent class
+of the guide's agents page (docs/guide/agents.md), and it passes
+`eleusis_lab.testing.check_agent`.
 """
 
 import numpy as np

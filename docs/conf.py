@@ -1,7 +1,14 @@
-"""Sphinx configuration of the documentation: the README, the rules and the API reference.
+"""Sphinx configuration of the documentation: its home page, the guide, the rules and the
+API reference.
 
 Build it with ``sphinx-build -W --keep-going -b html docs build/docs`` (warnings are
 errors, as in CI) after ``pip install -e '.[docs]'``; open build/docs/index.html.
+
+The home page (index.md) is a page of its own; the guide (docs/guide/, a page per part of
+the toolkit) holds what the README leaves out, and the README keeps the study's answer,
+which the guide's experiments page includes from it (written by ``eleusis-lab report
+--markdown README.md``, so both show the same answer). The pages' ``>>>`` examples are
+doctests of the suite (pyproject.toml, ``[tool.pytest.ini_options]``).
 
 The reference pages (docs/reference/, not kept in git) are written here, at every build,
 from the list of modules in docs/reference.toml. The docstrings are numpy-style
@@ -42,10 +49,12 @@ napoleon_numpy_docstring = True
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 
-myst_heading_anchors = 3  # the README's links to its own sections
+myst_heading_anchors = 3  # the pages' links to their sections and to each other's
 
 html_theme = "furo"
 html_title = f"eleusis-lab {release}"
+html_static_path = ["_static"]
+html_css_files = ["code-wrap.css"]  # shell commands wrap in their code boxes
 
 
 def reexports(module: str) -> dict[str, str]:
@@ -105,9 +114,10 @@ def write_reference() -> None:
 
 
 def readme_links(app, relative_path, parent_docname, content) -> None:
-    """The README as the index includes it: its links to pages and figures of this site
-    stay links, and those to other files of the repository (the seeds' folder, the
-    licence) become plain paths, as in the package description (setup.py)."""
+    """The README as a page includes a part of it (the study's answer, in the guide's
+    experiments page): its links to pages and figures of this site stay links, and those
+    to other files of the repository (the seeds' folder, the licence) become plain paths,
+    as in the package description (setup.py)."""
     if Path(relative_path).name == "README.md":
         plain_paths = runpy.run_path(str(ROOT / "setup.py"))["plain_paths"]
         content[0] = plain_paths(content[0], keep=on_this_site)

@@ -31,7 +31,7 @@ and worker, not once per game.
 The limits: only the calls go through the pipe, so the agent's class must be
 importable by ``module:Class`` in the new process; what the agent does there (fill
 the memory, use the files and the network it can reach) is for the operating system
-to bound (see the README's trust model).
+to bound (see the guide's trust page, docs/guide/trust.md).
 
 Examples
 --------

@@ -63,6 +63,9 @@ def test_the_sdist_carries_docs_specs_notebooks_licence_and_markers(sdist):
         "CITATION.cff",
         "docs/RULES.md",
         "docs/conf.py",
+        "docs/index.md",
+        "docs/guide/tutorial.md",
+        "docs/_static/code-wrap.css",
         "docs/reference.toml",
         "experiments/rule_complexity.toml",
         "experiments/run_study.py",
@@ -111,7 +114,8 @@ def test_the_package_description_has_no_relative_link_and_names_files_it_carries
     sdist_archive, sdist
 ):
     """An index page has no repository beside it: the README's links into it (the rules,
-    the figures, the licence) are written as plain paths, of files the sdist carries."""
+    the guide's pages, the figures, the licence) are written as plain paths, of files the
+    sdist carries."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     with tarfile.open(sdist_archive) as archive:
         member = next(name for name in archive.getnames() if name.endswith("/PKG-INFO"))
@@ -121,9 +125,11 @@ def test_the_package_description_has_no_relative_link_and_names_files_it_carries
     assert relative_links(description) == []
     paths = relative_links(readme)
     assert "docs/RULES.md" in paths and "LICENSE" in paths  # what this test is about
+    assert "docs/guide/tutorial.md" in [path.partition("#")[0] for path in paths]
     for path in paths:
         assert f"`{path}`" in description
-        assert any(name == path or name.startswith(f"{path}/") for name in sdist), path
+        file = path.partition("#")[0]  # a section of a guide's page: the page
+        assert any(name == file or name.startswith(f"{file}/") for name in sdist), path
     assert description.count("\n## ") == readme.count("\n## ")  # the rest is the README
 
 

@@ -221,7 +221,7 @@ def test_files_the_manifest_does_not_name_are_refused_and_set_aside(copy, capsys
     spec, out, names = copy
     stray = out / "rows" / "extra.parquet"
     shutil.copyfile(rows_path(out, names[0]), stray)
-    assert len(pq.read_table(out / "rows")) == 16 + 4  # the README's reader reads it
+    assert len(pq.read_table(out / "rows")) == 16 + 4  # the guide's reader reads it
     (out / "events" / "notes.txt").write_text("mine")
     (out / "rows" / "part=1").mkdir()
 

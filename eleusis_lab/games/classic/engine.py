@@ -1,6 +1,8 @@
 """The engine of classic Eleusis: its options (`ClassicConfig`), the deal and one game
-(`play_classic`), played by `play_main_line`, the loop the 4-8 player variant shares.
-The rules of play, randomness and faults are told in `eleusis_lab.games.classic`.
+(`play_classic`), played by `play_main_line`, which the 4-8 player variant shares: a
+`MainLineState` driven (`eleusis_lab.games.driver.drive`) by the agents at its seats
+(`MainLineSeats`). The rules of play, randomness and faults are told in
+`eleusis_lab.games.classic`.
 
 Examples
 --------
@@ -25,7 +27,6 @@ from eleusis_lab.agent import Agent, Event
 from eleusis_lab.cards import Card
 from eleusis_lab.engines import (
     DECISION_LIMIT,
-    FaultLog,
     card_key,
     check_agents,
     check_fault_options,
@@ -40,6 +41,7 @@ from eleusis_lab.games.classic.state import (
     MainLineState,
     classic_deal_from,
 )
+from eleusis_lab.games.driver import AgentSeats, drive
 from eleusis_lab.record import TURN_CAP
 from eleusis_lab.rules import Rule, parse
 
@@ -218,50 +220,70 @@ def play_classic(
     return play_main_line(CLASSIC, rule, agents, seed, config)
 
 
+class MainLineSeats(AgentSeats):
+    """The agents at the seats of a game on one main line: each is told the game starts
+    with a generator spawned from the seed's sequence, and asked for a card within its
+    decision limit (and its budget, ``decision_seconds``). A faulty answer is recorded
+    and the first card offered played in its place (`ClassicConfig`)."""
+
+    def start(self, state: MainLineState) -> None:  # type: ignore[override]
+        """Tell every agent its game starts, with its generator: the deal drew from the
+        seed's sequence, and every agent's generator is spawned from it. Then look up
+        once what each decision uses."""
+        faults = self.faults
+        children = state.sequence.spawn(len(self.agents))  # type: ignore[union-attr]
+        agent_rngs = [np.random.default_rng(child) for child in children]
+        variant = state.variant
+        faults.start_games(
+            variant.name, variant.traits, state.rule, state.starter, state.deal_hands, agent_rngs
+        )
+        choose = [agent.choose_play for agent in self.agents]
+        if self.config.decision_seconds is not None:
+            # Timed choices are wrapped once here: untimed games pay nothing for the budget,
+            # and faults cost them only a try block (free until something is raised).
+            choose = [faults.timed(seat, method) for seat, method in enumerate(choose)]
+        self.choose = choose
+        self.call, self.announce = faults.limit.call, faults.announce
+        self.observation, self.own = state.observation, state.own
+
+    def decide(self, seat: int, state: MainLineState) -> Card:  # type: ignore[override]
+        """The state's own card that the agent at ``seat`` chose, or its substitute."""
+        obs = self.observation(seat)
+        try:
+            answer = self.call(self.choose[seat], obs, seat=seat)
+        except Exception as error:
+            return self.faults.raised(seat, obs.phase, obs.hand, error)
+        # The agent's answer is one of the state's own cards (known by its identity) or
+        # looked up by its plain values (`card_key`): the engine's own card is what is
+        # played, whatever the agent's object says.
+        own = self.own.get(id(answer))
+        card = state.allowed.get(own if own is answer else card_key(answer))  # type: ignore[arg-type]
+        if card is None:
+            return self.faults.illegal(seat, obs.phase, obs.hand, answer)
+        return card
+
+    def heard(self, action: Any, events: tuple[Event, ...], state: Any) -> None:
+        """Append the play's event to the game's events and tell every agent of it."""
+        announce, observers = self.announce, self.observers
+        for event in events:
+            announce(event, observers)
+
+
 def play_main_line(
     variant: MainLineGame, rule: Rule, agents: list[Agent], seed: int, config: Any
 ) -> GameRecord:
     """The game of classic Eleusis and of its 4-8 player variant, which differ only in
-    their deal and their scores (``variant``): the agents decide, `MainLineState` plays.
+    their deal and their scores (``variant``): `MainLineState` dealt from the seed,
+    driven by the agents at its seats (`MainLineSeats`).
 
     ``config`` has the options of `ClassicConfig` (without ``retry_in_turn`` a turn of
     phase 2 is one card). The inputs are checked by the caller (`play_classic`,
     `eleusis_lab.games.four_to_eight.play_four_to_eight`).
     """
-    n = len(agents)
-    state = MainLineState.deal(rule, seed, config, players=n, variant=variant)
-    # The deal drew from the seed's sequence; every agent's generator is spawned from it.
-    children = state.sequence.spawn(n)  # type: ignore[union-attr] # set by `deal`
-    agent_rngs = [np.random.default_rng(child) for child in children]
+    state = MainLineState.deal(rule, seed, config, players=len(agents), variant=variant)
     events: list[Event] = []
-    faults = FaultLog(agents, config, events)
-    with faults.limit:  # armed for the game
-        faults.start_games(
-            variant.name, variant.traits, rule, state.starter, state.deal_hands, agent_rngs
-        )
-        choose = [agent.choose_play for agent in agents]
-        if config.decision_seconds is not None:
-            # Timed choices are wrapped once here: untimed games pay nothing for the budget,
-            # and faults cost them only a try block (free until something is raised).
-            choose = [faults.timed(seat, method) for seat, method in enumerate(choose)]
-        observers = faults.observers()
-        decide, announce = faults.limit.call, faults.announce
-        observation, play = state.observation, state.play
-        seat = state.seat
-        while seat is not None:
-            obs = observation(seat)
-            try:
-                answer = decide(choose[seat], obs, seat=seat)
-            except Exception as error:
-                card = faults.raised(seat, obs.phase, obs.hand, error)
-            else:
-                # The agent's answer is looked up by its plain values (`card_key`): the
-                # engine's own card is what is played, whatever the agent's object says.
-                card = state.allowed.get(card_key(answer))  # type: ignore[arg-type]
-                if card is None:
-                    card = faults.illegal(seat, obs.phase, obs.hand, answer)
-            announce(play(card), observers)
-            seat = state.seat
+    seats = MainLineSeats(agents, config, events)
+    drive(state, seats)
 
     cards_left = state.cards_left()
     return GameRecord(
@@ -270,7 +292,7 @@ def play_main_line(
         rule_name=rule.name,
         seed=seed,
         config=config.to_dict(),
-        agents=faults.described(),
+        agents=seats.faults.described(),
         starter=state.starter,
         deal=state.deal_hands,
         unused=state.unused,
@@ -283,5 +305,5 @@ def play_main_line(
         phase2_end=state.end,
         phase2_turns=state.turns,
         turn_cap_hit=state.end == TURN_CAP,
-        faults=faults.recorded(),
+        faults=seats.faults.recorded(),
     )

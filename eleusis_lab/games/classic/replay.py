@@ -25,6 +25,7 @@ from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.games.classic.engine import classic_deal
 from eleusis_lab.games.classic.record import NO_PLAYABLE_CARD, PLAYER_OUT, GameRecord
 from eleusis_lab.games.classic.state import CLASSIC, MainLineGame, MainLineState
+from eleusis_lab.games.driver import END, RecordedSeats, drive
 from eleusis_lab.record import (
     FAULT_CALLS,
     FAULT_KINDS,
@@ -40,26 +41,52 @@ from eleusis_lab.rules import Rule, RuleSyntaxError, parse
 # -- replay -------------------------------------------------------------------------------
 
 
-class PlayCheck:
+class PlayCheck(RecordedSeats):
     """What a replay of classic or four-to-eight checks at each play: the record's events
     played on a `MainLineState` of the record's deal, whose verdicts (the rule's, not the
-    recorded ones) move the game on, so that one bad verdict is one report. ``k`` is the
-    index of the event being checked."""
+    recorded ones) move the game on, so that one bad verdict is one report. A play the
+    state does not allow (a seat out of turn, a card it does not hold) stops the replay
+    (``stopped``). Its ``problems`` are the replay's, appended to."""
 
     def __init__(self, rec: GameRecord, state: MainLineState, problems: list[str]):
+        super().__init__(rec.events)
         self.state, self.problems = state, problems
+        self.wrong_after_phase1 = rec.wrong_after_phase1
         self.decided: dict[int, list[Fault]] = {}  # choose_play faults, by their play
         for fault in rec.faults:
             if fault.call == "choose_play":
                 self.decided.setdefault(fault.event, []).append(fault)
-        self.k = 0
+        self.stopped = False
+        self.held = "does not hold that card" + (" (or tried it this turn)" if state.retry else "")
 
     def where(self, e: Event) -> str:
-        return f"event {self.k} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
+        return f"event {self.taken} (seat {e.seat} plays {card_text(e.card)} in phase {e.phase})"
+
+    def decide(self, seat: int, state: MainLineState) -> Any:  # type: ignore[override]
+        """The state's own card of the record's next event, once it is the seat's turn,
+        the phase and a card the seat may play; else `END`, ``stopped``."""
+        e = super().decide(seat, state)
+        if e is END:
+            return END
+        phase = state.phase
+        if e.phase != phase or e.seat != seat:
+            what = "a card of his hand in phase 1" if phase == 1 else "a wrong card in phase 2"
+            return self.stop(f"{self.where(e)}: seat {seat} should play {what}")
+        if e.card not in state.allowed:
+            what = "does not hold that card in his hand" if phase == 1 else self.held
+            return self.stop(f"{self.where(e)}: seat {seat} {what}")
+        self.faults_at(e, state.legal_actions())
+        return state.allowed[e.card]
+
+    def stop(self, problem: str) -> Any:
+        """Note ``problem`` and end the replay's drive (`END`)."""
+        self.problems.append(problem)
+        self.stopped = True
+        return END
 
     def faults_at(self, e: Event, offered: Sequence[Card]) -> None:
         """The engine plays the first card the agent could play in place of a faulty one."""
-        for fault in self.decided.get(self.k, ()):
+        for fault in self.decided.get(self.taken, ()):
             if (fault.seat, fault.phase) != (e.seat, e.phase):
                 self.problems.append(
                     f"{self.where(e)}: a {fault.kind} fault names seat {fault.seat} in phase"
@@ -71,9 +98,10 @@ class PlayCheck:
                     f" card seat {e.seat} could play, {card_text(offered[0])}"
                 )
 
-    def follow(self, e: Event) -> None:
-        """Play the event's card on the state; check its position and verdict."""
-        played = self.state.play(self.state.allowed[e.card])
+    def compare(self, index: int, action: Card, events: tuple[Event, ...]) -> None:
+        """The play's position and verdict against the record's event; the wrong cards
+        when the play ended phase 1."""
+        e, (played,) = self.actions[index], events
         if e.position != played.position:
             self.problems.append(
                 f"{self.where(e)}: position {e.position}, but the main line ended at"
@@ -84,7 +112,13 @@ class PlayCheck:
                 f"{self.where(e)}: recorded {right_or_wrong(e.right)}, but the rule says"
                 f" {right_or_wrong(played.right)}"
             )
-        self.k += 1
+        state = self.state
+        if state.phase != e.phase and state.wrong_after_phase1 != tuple(
+            map(tuple, self.wrong_after_phase1)
+        ):
+            self.problems.append(
+                "the wrong cards after phase 1 differ from the ones the plays give"
+            )
 
     def check_end(self, rec: GameRecord) -> None:
         """Check how phase 2 ended, the main line, the cards left and the scores."""
@@ -180,7 +214,6 @@ def replay_main_line(
     ``retry_in_turn`` of the record's config, cards until one is right or all were tried.
     """
     problems: list[str] = []
-    retry = bool(rec.config.get("retry_in_turn", False))
     check_deal(rec, *deck, problems)
     problems += check_classic_faults(rec)
     state = MainLineState(
@@ -189,31 +222,15 @@ def replay_main_line(
         rec.starter,
         rec.deal,
         rec.unused,
-        retry_in_turn=retry,
+        retry_in_turn=bool(rec.config.get("retry_in_turn", False)),
         max_turns=rec.config.get("max_turns", 1000),
     )
     plays = PlayCheck(rec, state, problems)
-    held = "does not hold that card" + (" (or tried it this turn)" if retry else "")
-    for e in rec.events:
-        seat = state.seat
-        if seat is None:
-            problems.append(f"event {plays.k}: {_went_on(state)}")
-            break
-        phase = state.phase
-        if e.phase != phase or e.seat != seat:
-            what = "a card of his hand in phase 1" if phase == 1 else "a wrong card in phase 2"
-            problems.append(f"{plays.where(e)}: seat {seat} should play {what}")
-            return problems
-        if e.card not in state.allowed:
-            what = "does not hold that card in his hand" if phase == 1 else held
-            problems.append(f"{plays.where(e)}: seat {seat} {what}")
-            return problems
-        plays.faults_at(e, state.legal_actions())
-        plays.follow(e)
-        if state.phase != phase and state.wrong_after_phase1 != tuple(
-            map(tuple, rec.wrong_after_phase1)
-        ):
-            problems.append("the wrong cards after phase 1 differ from the ones the plays give")
+    drive(state, plays)
+    if plays.stopped:
+        return problems
+    if plays.taken < len(rec.events):
+        problems.append(f"event {plays.taken}: {_went_on(state)}")
     if state.phase == 1:
         problems.append("the record ends in phase 1 while cards are still in hand")
         return problems

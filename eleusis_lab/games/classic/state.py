@@ -150,9 +150,12 @@ class MainLineState(GameState):
         Each seat's wrong cards when phase 1 ended, None before.
     end : str or None
         How phase 2 ended (``"player_out"``, ``"no_playable_card"``, ``"turn_cap"``).
+    own : dict
+        The cards of the hands, each keyed by its ``id()``: an action that is one of these
+        very objects (a card of an observation's hand, of `allowed`) is the state's own,
+        known without reading its values (`apply`, the engine's hot path).
     play : callable
-        ``play(card) -> Event``: `apply` for the state's own card of `allowed`, unchecked
-        (the engine's hot path).
+        ``play(card) -> Event``: `apply` for the state's own card of `allowed`, unchecked.
     sequence : numpy.random.SeedSequence or None
         The seed's sequence, for a state made by `deal`.
     """
@@ -182,6 +185,7 @@ class MainLineState(GameState):
         # Dicts keyed by the card itself (two decks hold duplicate faces: the copy tells
         # them apart): a played card is found and removed in one lookup, in offered order.
         self.hands: list[dict[Card, Card]] = [{card: card for card in h} for h in hands]
+        self.own = {id(card): card for hand in self.hands for card in hand.values()}
         self.piles: list[dict[Card, Card]] = [{} for _ in range(n)]
         self._views: list[tuple[Card, ...]] = [() for _ in range(n)]  # piles as tuples
         self.wrong_after_phase1: tuple[tuple[Card, ...], ...] | None = None
@@ -193,7 +197,7 @@ class MainLineState(GameState):
         self.sequence: np.random.SeedSequence | None = None  # the seed's, when dealt by `deal`
         moves = self._moves()
         next(moves)  # up to the first decision
-        # the engine's hot path: the state's own card of `allowed`, nothing checked
+        # the state's own card of `allowed`, nothing checked
         self.play: Callable[[Card], Event] = moves.send
 
     @classmethod
@@ -257,14 +261,16 @@ class MainLineState(GameState):
 
     def apply(self, action: Any) -> tuple[Event, ...]:
         """Play ``action``, one of `legal_actions` (a card is read by its rank, suit and
-        copy, `eleusis_lab.engines.card_key`); the play's event.
+        copy, `eleusis_lab.engines.card_key`, unless it is one of the state's own, `own`);
+        the play's event.
 
         Raises
         ------
         ValueError
             For a card the seat may not play now, or once the game is over.
         """
-        card = self.allowed.get(card_key(action))  # type: ignore[arg-type]
+        own = self.own.get(id(action))
+        card = self.allowed.get(own if own is action else card_key(action))  # type: ignore[arg-type]
         if card is None:
             raise ValueError(
                 f"{action!r} is not a card seat {self.seat} may play now"

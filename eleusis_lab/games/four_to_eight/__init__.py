@@ -36,8 +36,8 @@ the budget replaced by the first card it could play (see
 
 The package: the engine (`engine`), its replay (`replay`), its layout (`layout`), the
 scores (`scoring`), a match where every participant deals once (`match`), and here the
-game's declaration, `GAME_TYPE`. The record is classic's, and so are the engine loop,
-most of the replay and what a person at a human seat is shown
+game's declaration, `GAME_TYPE`. The record is classic's, and so are the state, the
+engine's seats, most of the replay and what a person at a human seat is shown
 (`eleusis_lab.games.classic`).
 
 Examples

@@ -115,7 +115,7 @@ class CheckNotes:
         The time of each ``choose_play`` call of the games the checks timed.
     not_checked : list of str
         Games the agent can play (it has the capabilities they need) that no checker
-        plays yet: they declare no ``sample_game``.
+        plays yet: they declare no sample game (``GameType.sample``).
     """
 
     decision_seconds: list[float] = field(default_factory=list)
@@ -653,9 +653,9 @@ def check_playable_games(agent: Agent, notes: CheckNotes | None = None) -> None:
     `eleusis_lab.games.table.GAMES` whose needs it meets (`GameType.refusal`: its kind
     of agent and the capabilities of its decisions, `eleusis_lab.agent.agent_capabilities`).
 
-    Each game is played by its ``sample_game``; a game the agent can play that has none
-    is listed in ``notes.not_checked``, not failed. A game completes when it ends with no
-    fault and its record replays without a discrepancy.
+    Each game is played by its ``sample_game``; a game the agent can play that declares
+    none (``GameType.sample``) is listed in ``notes.not_checked``, not failed. A game
+    completes when it ends with no fault and its record replays without a discrepancy.
 
     Examples
     --------
@@ -665,7 +665,7 @@ def check_playable_games(agent: Agent, notes: CheckNotes | None = None) -> None:
     >>> class Lowest(Agent):  # the core decisions: classic, 4-8, Delphi; not solo
     ...     def choose_play(self, obs):
     ...         return min(obs.hand)
-    >>> twin = dataclasses.replace(GAMES["classic"], name="twin", sample_game=None)
+    >>> twin = dataclasses.replace(GAMES["classic"], name="twin", sample=None)
     >>> _ = register_game(twin)
     >>> notes = CheckNotes()
     >>> check_playable_games(Lowest(), notes)
@@ -683,7 +683,7 @@ def check_playable_games(agent: Agent, notes: CheckNotes | None = None) -> None:
     for game in GAMES.values():
         if game.refusal(agent) is not None:
             continue
-        if game.sample_game is None:
+        if game.sample is None:
             notes.not_checked.append(game.name)
             continue
         where = f"{game.label} game, seed {seed}"

@@ -193,17 +193,16 @@ class Juggler(RandomAgent):
 
 @pytest.fixture
 def circus():
-    """Classic Eleusis under another name, with the decision of `Juggling` to make; its
-    sample games are listed as played."""
+    """Classic Eleusis under another name, with the decision of `Juggling` to make; the
+    agent of each of its games played (a sample game's at seat ``seed % players``) is
+    listed."""
     played = []
 
-    def sample_game(agent, seed):
-        played.append(type(agent).__name__)
-        return GAMES["classic"].sample_game(agent, seed)
+    def play(rule, agents, seed, config):
+        played.append(type(agents[seed % len(agents)]).__name__)  # the sample's agent
+        return GAMES["classic"].play(rule, agents, seed, config)
 
-    game = dataclasses.replace(
-        GAMES["classic"], name="circus", mixins=(Juggling,), sample_game=sample_game
-    )
+    game = dataclasses.replace(GAMES["classic"], name="circus", mixins=(Juggling,), play=play)
     register_game(game)
     yield GAMES["circus"], played
     unregister_game("circus")
@@ -224,6 +223,7 @@ def test_a_game_registered_elsewhere_adds_a_capability(circus, capsys):
     assert (code, err) == (2, f"eleusis-lab: agent 'random' {expected}\n")
     code, out, _ = run(capsys, "play", "--game", "circus", "--agents", juggler, "--seed", "1")
     assert code == 0 and "Juggler" in out
+    played.clear()  # that game was played by `play`, not as a sample
     check_playable_games(RandomAgent())
     assert played == []
     check_playable_games(Juggler())

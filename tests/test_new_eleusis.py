@@ -1280,7 +1280,7 @@ def test_check_agent_plays_new_eleusis():
     from eleusis_lab.games.table import GAMES
     from eleusis_lab.testing import CheckNotes, check_playable_games
 
-    assert GAMES["new-eleusis"].sample_game and GAMES["new-eleusis"].replay
+    assert GAMES["new-eleusis"].sample and GAMES["new-eleusis"].replay
     for agent in (RandomAgent(), OracleAgent()):
         notes = CheckNotes()
         check_playable_games(agent, notes)

@@ -373,16 +373,16 @@ class CapabilitiesAsText(First):
 @pytest.fixture
 def played_games():
     """The names of the sample games played, in order: each registered game with a
-    sample game is replaced by a twin whose sample game says it was played."""
+    sample game is replaced by a twin whose play says it was played."""
     played, spied = [], []
     for name, game in list(GAMES.items()):
-        if game.sample_game is not None:
+        if game.sample is not None:
 
-            def spy(agent, seed, name=name, play=game.sample_game):
+            def spy(*args, name=name, play=game.play):
                 played.append(name)
-                return play(agent, seed)
+                return play(*args)
 
-            register_game(dataclasses.replace(game, sample_game=spy), replace=True)
+            register_game(dataclasses.replace(game, play=spy), replace=True)
             spied.append(name)
     yield played
     for name in spied:
@@ -398,8 +398,8 @@ def test_check_playable_games_plays_exactly_the_games_the_agent_can_play(played_
 
 
 def test_a_playable_game_without_a_sample_game_is_reported_not_failed():
-    assert GAMES["secrets"].sample_game is None  # and not for an Eleusis agent: not listed
-    register_game(dataclasses.replace(GAMES["classic"], name="twin", sample_game=None))
+    assert GAMES["secrets"].sample is None  # and not for an Eleusis agent: not listed
+    register_game(dataclasses.replace(GAMES["classic"], name="twin", sample=None))
     try:
         notes = CheckNotes()
         check_playable_games(First(), notes)

@@ -25,9 +25,8 @@ import numpy as np
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card, parse_card, standard_deck
 from eleusis_lab.games.people import SeatView
-from eleusis_lab.games.table import GameType, Outcome, ResultColumn
+from eleusis_lab.games.table import GameType, Outcome, ResultColumn, SampleGame
 from eleusis_lab.record import describe_agent
-from eleusis_lab.registry import make_agent
 from eleusis_lab.rules import Context, Rule, parse
 
 NAME = "ten-cards"
@@ -205,10 +204,6 @@ def ten_cards_scores_so_far(game: Any) -> list[str]:
     return [f"points so far: {_points(game.events, game.players)}"]
 
 
-def _sample_game(agent: Agent, seed: int) -> TenCardsRecord:
-    return play_ten_cards("red(card)", [agent, make_agent("random")], seed)
-
-
 GAME_TYPE = GameType(
     NAME,
     play_ten_cards,
@@ -221,7 +216,7 @@ GAME_TYPE = GameType(
     replay=replay_ten_cards,
     layout=ten_cards_layout,
     default_players=2,
-    sample_game=_sample_game,
+    sample=SampleGame("red(card)", 2),
     seat_view=TenCardsView,
     scores_so_far=ten_cards_scores_so_far,
     columns=(STREAK,),

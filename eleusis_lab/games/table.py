@@ -100,6 +100,7 @@ __all__ = [
     "game_columns",
     "register_game",
     "replay_game",
+    "SampleGame",
     "sample_table",
     "unregister_game",
 ]
@@ -225,6 +226,19 @@ class Outcome:
     events: tuple[Event, ...]
     extra: Mapping[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
     predictions: tuple[tuple[float, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class SampleGame:
+    """The game `eleusis_lab.testing.check_playable_games` plays for an agent that can
+    play a game (`GameType.sample_game`): ``players`` seats, the agent at seat
+    ``seed % players`` and random players at the others (`sample_table`), the rule
+    ``rule``, the game's options ``options`` with the agent's faults raised (where the
+    game has the option ``on_fault``)."""
+
+    rule: str
+    players: int
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def sample_table(agent: Agent, players: int, seed: int) -> list[Agent]:
@@ -357,10 +371,9 @@ class GameType:
         The players ``eleusis-lab play`` seats when told none (the fewest when None).
     default_agent : str
         The agent ``eleusis-lab play`` seats when told none.
-    sample_game : callable or None
-        ``sample_game(agent, seed) -> record``: one game with ``agent`` at some seat and
-        random players in the others, the agent's faults raised; what
-        `eleusis_lab.testing.check_playable_games` plays for an agent that can play it.
+    sample : SampleGame or None
+        The game `sample_game` plays: what `eleusis_lab.testing.check_playable_games`
+        plays for an agent that can play the game; None: no sample game.
     mixins : tuple of type
         The mixins of the game's own decisions, beyond those of its kind of agent
         (``agents.base``), e.g. `eleusis_lab.games.solo.SoloDecisions`: an agent needs
@@ -429,7 +442,7 @@ class GameType:
     match_type: type | None = None
     default_players: int | None = None
     default_agent: str = "random"
-    sample_game: Callable[[Agent, int], Any] | None = None
+    sample: SampleGame | None = None
     cards: Callable[[Any], tuple[Sequence[Card], Mapping[str, Sequence[Card]]]] | None = None
     score: Callable[[Any], tuple[Sequence[float], float | None]] | None = None
     seat_view: Callable[[GameInfo, str, int | None], SeatView] = SeatView
@@ -440,6 +453,23 @@ class GameType:
     traits: GameTraits = GameTraits()
     columns: tuple[ResultColumn, ...] = ()
     state_type: type | None = None
+
+    def sample_game(self, agent: Agent, seed: int) -> Any:
+        """The record of the game of `sample` for ``agent`` and ``seed``, the agent's
+        faults raised (`eleusis_lab.errors.AgentError`).
+
+        >>> from eleusis_lab.registry import make_agent
+        >>> record = GAMES["classic"].sample_game(make_agent("oracle"), seed=4)
+        >>> [seat["name"] for seat in record.agents], record.rule
+        (['RandomAgent', 'OracleAgent', 'RandomAgent'], 'red(card)')
+        """
+        if self.sample is None:
+            raise ConfigError(f"{self.name} has no sample game")
+        sample = self.sample
+        # a game whose options say what a fault does raises the agent's
+        faults = {"on_fault": "raise"} if "on_fault" in self.options else {}
+        config = self.make_config({**sample.options, **faults})
+        return self.play(sample.rule, sample_table(agent, sample.players, seed), seed, config)
 
     @property
     def label(self) -> str:

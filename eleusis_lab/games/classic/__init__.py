@@ -38,7 +38,6 @@ True
 
 from __future__ import annotations
 
-from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, standard_deck
 from eleusis_lab.errors import AgentError
 from eleusis_lab.games.classic.engine import (
@@ -59,7 +58,7 @@ from eleusis_lab.games.classic.record import (
 from eleusis_lab.games.classic.replay import replay_classic
 from eleusis_lab.games.classic.scoring import classic_dealer_score, classic_player_scores
 from eleusis_lab.games.classic.state import MainLineState
-from eleusis_lab.games.table import GameType, Outcome, sample_table
+from eleusis_lab.games.table import GameType, Outcome, SampleGame
 
 __all__ = [
     "GAME",
@@ -102,12 +101,6 @@ def _score(record: GameRecord) -> tuple[list[float], int]:
     return scores_from_plays(record, classic_player_scores, classic_dealer_score)
 
 
-def _sample_game(agent: Agent, seed: int) -> GameRecord:
-    """A classic game of ``red(card)``: three players, the agent at seat ``seed % 3``."""
-    agents = sample_table(agent, 3, seed)
-    return play_classic("red(card)", agents, seed, ClassicConfig(on_fault="raise"))
-
-
 #: Classic Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
 GAME_TYPE = GameType(
     GAME,
@@ -123,7 +116,7 @@ GAME_TYPE = GameType(
     match=play_match,
     match_type=ClassicMatch,
     default_players=3,
-    sample_game=_sample_game,
+    sample=SampleGame("red(card)", 3),
     cards=_cards,
     score=_score,
     seat_view=ClassicView,

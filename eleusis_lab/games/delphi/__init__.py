@@ -55,7 +55,6 @@ Examples
 
 from __future__ import annotations
 
-from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.delphi.engine import TRAITS, DelphiConfig, delphi_deal, play_delphi
 from eleusis_lab.games.delphi.match import DelphiMatch, play_delphi_match
@@ -74,7 +73,7 @@ from eleusis_lab.games.delphi.record import (
 from eleusis_lab.games.delphi.replay import replay_delphi
 from eleusis_lab.games.delphi.scoring import delphi_chips, delphi_scores
 from eleusis_lab.games.delphi.state import DelphiState
-from eleusis_lab.games.table import GameType, Outcome, ResultColumn, sample_table
+from eleusis_lab.games.table import GameType, Outcome, ResultColumn, SampleGame
 
 __all__ = [
     "DELPHI_FAULT_CALLS",
@@ -153,13 +152,6 @@ def _score(record: DelphiRecord) -> tuple[list[int], int]:
     return delphi_scores(delphi_chips(record.hits.tolist()))
 
 
-def _sample_game(agent: Agent, seed: int) -> DelphiRecord:
-    """A Delphi game (RULES.md section 3): 51 predictions, beside a random player."""
-    agents = sample_table(agent, 2, seed)
-    rule = "if last_play_right then red(card) else black(card)"
-    return play_delphi(rule, agents, seed, DelphiConfig(on_fault="raise"))
-
-
 #: Delphi, as `eleusis_lab.games.table.GAMES` knows it.
 GAME_TYPE = GameType(
     GAME,
@@ -175,7 +167,7 @@ GAME_TYPE = GameType(
     match=play_delphi_match,
     match_type=DelphiMatch,
     default_players=3,
-    sample_game=_sample_game,
+    sample=SampleGame("if last_play_right then red(card) else black(card)", 2),
     cards=_cards,
     score=_score,
     seat_view=DelphiView,

@@ -53,7 +53,6 @@ Examples
 
 from __future__ import annotations
 
-from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card
 from eleusis_lab.games.classic import GameRecord, classic_outcome
 from eleusis_lab.games.classic.people import ClassicView
@@ -75,7 +74,7 @@ from eleusis_lab.games.four_to_eight.scoring import (
     four_to_eight_dealer_score,
     four_to_eight_player_scores,
 )
-from eleusis_lab.games.table import GameType, sample_table
+from eleusis_lab.games.table import GameType, SampleGame
 
 __all__ = [
     "GAME",
@@ -102,13 +101,6 @@ def _score(record: GameRecord) -> tuple[list[float], int]:
     return scores_from_plays(record, four_to_eight_player_scores, four_to_eight_dealer_score)
 
 
-def _sample_game(agent: Agent, seed: int) -> GameRecord:
-    """A four-to-eight game (RULES.md section 2): 3 players, hands of 8, random opponents."""
-    agents = sample_table(agent, 3, seed)
-    config = FourToEightConfig(hand_size=8, max_turns=40, on_fault="raise")
-    return play_four_to_eight("color(card) != color(last)", agents, seed, config)
-
-
 #: Eleusis for four to eight players, as `eleusis_lab.games.table.GAMES` knows it.
 GAME_TYPE = GameType(
     GAME,
@@ -124,7 +116,7 @@ GAME_TYPE = GameType(
     match=play_four_to_eight_match,
     match_type=FourToEightMatch,
     default_players=3,
-    sample_game=_sample_game,
+    sample=SampleGame("color(card) != color(last)", 3, {"hand_size": 8, "max_turns": 40}),
     cards=_cards,
     score=_score,
     seat_view=ClassicView,

@@ -71,7 +71,6 @@ from __future__ import annotations
 
 from itertools import chain
 
-from eleusis_lab.agent import Agent
 from eleusis_lab.cards import Card, standard_deck, two_decks
 from eleusis_lab.games.new_eleusis.decisions import NewEleusisDecisions, NewEleusisObservation
 from eleusis_lab.games.new_eleusis.engine import (
@@ -105,7 +104,7 @@ from eleusis_lab.games.new_eleusis.scoring import (
 )
 from eleusis_lab.games.new_eleusis.state import NewEleusisState
 from eleusis_lab.games.new_eleusis.table import first_player, new_eleusis_deal
-from eleusis_lab.games.table import GameType, Outcome, sample_table
+from eleusis_lab.games.table import GameType, Outcome, SampleGame
 
 __all__ = [
     "ALL_EXPELLED",
@@ -205,13 +204,6 @@ def _score(record: NewEleusisRecord) -> tuple[list[int], int]:
     return players, new_eleusis_dealer_score(players, prophet.marker)
 
 
-def _sample_game(agent: Agent, seed: int) -> NewEleusisRecord:
-    """A round of New Eleusis (RULES.md section 5): 3 players, random opponents."""
-    agents = sample_table(agent, 3, seed)
-    config = NewEleusisConfig(max_turns=60, on_fault="raise")
-    return play_new_eleusis("color(card) != color(last)", agents, seed, config)
-
-
 #: New Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
 GAME_TYPE = GameType(
     GAME,
@@ -228,7 +220,7 @@ GAME_TYPE = GameType(
     match=play_new_eleusis_match,
     match_type=NewEleusisMatch,
     default_players=4,
-    sample_game=_sample_game,
+    sample=SampleGame("color(card) != color(last)", 3, {"max_turns": 60}),
     cards=_cards,
     score=_score,
     seat_view=NewEleusisView,

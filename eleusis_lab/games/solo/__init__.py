@@ -111,7 +111,7 @@ from eleusis_lab.games.solo.record import (
 from eleusis_lab.games.solo.replay import replay_solo
 from eleusis_lab.games.solo.scoring import MAX_TURNS, WRONG_PENALTY, solo_score
 from eleusis_lab.games.solo.state import SoloState
-from eleusis_lab.games.table import GameType, Outcome, ResultColumn
+from eleusis_lab.games.table import GameType, Outcome, ResultColumn, SampleGame
 from eleusis_lab.rules import Rule
 
 __all__ = [
@@ -238,11 +238,6 @@ def _beliefs(
     return record, format_beliefs(beliefs)
 
 
-def _sample_game(agent: Agent, seed: int) -> SoloRecord:
-    """A solo game of ``red(card)`` (black starters are refused)."""
-    return play_solo("red(card)", agent, seed, SoloConfig(on_fault="raise"))
-
-
 #: Solo Eleusis, as `eleusis_lab.games.table.GAMES` knows it.
 GAME_TYPE = GameType(
     GAME,
@@ -256,7 +251,7 @@ GAME_TYPE = GameType(
     record_type=SoloRecord,
     replay=replay_solo,
     layout=format_solo_layout,
-    sample_game=_sample_game,
+    sample=SampleGame("red(card)", 1),
     cards=_cards,
     score=_score,
     seat_view=SoloView,

@@ -499,6 +499,42 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("path", help="a record written by `eleusis-lab play --json`")
     replay.set_defaults(run=_replay)
 
+    serve = _command(
+        commands,
+        "serve",
+        "run a study with people in the browser, on the deals of the agents' runs",
+        "eleusis-lab serve experiments/studies/pilot_study.toml",
+        description="Run a study with people in the browser (docs/guide/participants.md):"
+        " participants play the games of a study spec on the same deals as the agents' runs"
+        " of its experiment specs; every decision is kept, every finished game stored as a"
+        " run stores its games. Needs the web extra: pip install 'eleusis-lab[web]'.",
+    )
+    serve.add_argument("study", help="a study spec (TOML)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    serve.add_argument(
+        "--port", type=_whole(1, most=65535), default=8000, metavar="N", help="the port"
+    )
+    serve.add_argument(
+        "--out",
+        metavar="DIR",
+        help="where the study writes its database and results (default: the study's out,"
+        " else results/NAME)",
+    )
+    serve.add_argument(
+        "--https-only",
+        action="store_true",
+        help="send the session cookie over HTTPS only (behind a proxy that speaks HTTPS)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        help="the proxies whose X-Forwarded-For to trust, comma-separated",
+    )
+    serve.add_argument(
+        "--check", action="store_true", help="check the study and list its deals; serve nothing"
+    )
+    serve.set_defaults(run=_serve)
+
     bench = _subcommands(
         _command(commands, "bench", "benchmarks", "eleusis-lab bench engine --games 500"),
         "bench_command",
@@ -874,6 +910,12 @@ def _report(args) -> int:
     from eleusis_lab.report import report_command
 
     return report_command(args)
+
+
+def _serve(args) -> int:
+    from eleusis_lab.web.serve import serve_command  # starlette, uvicorn: only when serving
+
+    return serve_command(args)
 
 
 def _write(path: str, text: str) -> None:

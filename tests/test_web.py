@@ -26,6 +26,7 @@ from eleusis_lab.web.app import Limits, make_app  # noqa: E402
 from eleusis_lab.web.assign import assignment  # noqa: E402
 from eleusis_lab.web.checker import check_rule  # noqa: E402
 from eleusis_lab.web.english import to_english  # noqa: E402
+from eleusis_lab.web.seat import step  # noqa: E402
 from eleusis_lab.web.store import DATABASE, hash_id, load_decisions, load_participants  # noqa: E402
 from eleusis_lab.web.study import load_study  # noqa: E402
 
@@ -61,6 +62,20 @@ def classic_spec(**changes):
         "dealer": {"kind": "catalog", "rules": CLASSIC_RULES},
         "agents": ["random", "tree", "random"],
         "config": {"hand_size": 3},
+    }
+    return {**spec, **changes}
+
+
+def delphi_spec(**changes):
+    spec = {
+        "name": "people_delphi",
+        "game": "delphi",
+        "players": 3,
+        "games": 4,
+        "shard_size": 2,
+        "seed": 7,
+        "dealer": {"kind": "catalog", "rules": CLASSIC_RULES},
+        "agents": ["random", "tree", "random"],
     }
     return {**spec, **changes}
 
@@ -111,11 +126,16 @@ def enter(client, pid="p-1"):
 
 
 def answer(client, token, text, rule=None, declare=False, card=0, confidence="50"):
-    """Answer the decision ``text`` shows: its ``card``-th card, and a statement."""
+    """Answer the decision ``text`` shows: its ``card``-th card, and a statement; or
+    for Delphi a probability of the buttons that turns with the decision's number."""
     data = {"csrf": token, "number": re.search(r'name="number" value="(\d+)"', text).group(1)}
     cards = re.findall(r'name="card" value="([^"]+)"', text)
     if cards:
         data["card"] = cards[card]
+    probabilities = re.findall(r'name="probability" value="([^"]+)"', text)
+    if probabilities:
+        turn = 7 * int(data["number"]) + 3 + card
+        data["probability"] = probabilities[turn % len(probabilities)]
     if rule is not None and 'name="rule"' in text:
         data.update(rule=rule, confidence=confidence)
         if declare:
@@ -179,10 +199,17 @@ def test_check_answers_json_as_the_player_types(tmp_path, study):
         (
             {
                 "blocks": [
-                    {"spec": solo_spec(game="delphi", dealer="red(card)", config={}, players=2)}
+                    {
+                        "spec": {
+                            "game": "secrets",
+                            "games": 2,
+                            "players": 4,
+                            "agents": ["secrets-random"] * 4,
+                        }
+                    }
                 ]
             },
-            "the browser seat plays classic, four-to-eight, solo, not delphi",
+            "the browser seat plays classic, delphi, four-to-eight, new-eleusis, solo, not secrets",
         ),
         (
             {"blocks": [{"spec": classic_spec(dealer={"kind": "adaptive", "bins": 3})}]},
@@ -491,6 +518,16 @@ def test_the_pilot_study_loads_and_its_specs_are_the_agents(tmp_path):
     assert load_spec(ROOT / "experiments/pilot_solo.toml").cells[0].game == "solo"
 
 
+def test_the_example_study_of_delphi_and_new_eleusis_loads():
+    study = load_study(ROOT / "experiments/studies/oracle_prophet_study.toml")
+    assert [block.cell.game for block in study.blocks] == ["delphi", "new-eleusis"]
+    assert [block.spec.out for block in study.blocks] == [
+        "results/pilot_delphi",
+        "results/pilot_new_eleusis",
+    ]
+    assert all(deal.seat == 1 for block in study.blocks for deal in block.deals)
+
+
 def test_solo_after_the_verdict_asks_the_statement_on_a_page_of_its_own(tmp_path):
     spec = solo_spec(config={"max_turns": 3, "timing": "after_verdict"})
     study = load_study(study_data(practice=None, blocks=[{"spec": spec, "games": [0]}]))
@@ -517,6 +554,191 @@ def test_the_four_to_eight_variant_is_played_from_its_seat(tmp_path):
         play_all(client, token)
     rows = load_results(tmp_path)
     assert rows["agent"].tolist() == ["random", "random", "human", "random", "random"]
+
+
+def test_a_delphi_seat_predicts_every_card_of_the_deck(tmp_path):
+    """A whole game of Delphi from seat 2 of 3: a probability for each card the oracle
+    turns, the verdict and his chips after it, a reload mid-game, answers that are no
+    probability refused, and the rows read as a run's."""
+    study = load_study(
+        study_data(practice=None, blocks=[{"spec": delphi_spec(), "games": [1], "seat": 2}])
+    )
+    deal = study.blocks[0].deals[0]
+    with TestClient(make(study, tmp_path)) as client:
+        token = enter(client)
+        page = client.get("/play").text
+        assert "you are player 3 of 3" in page and "side column" in page
+        assert 'name="probability" value="0.5"' in page and 'name="card"' not in page
+        judged = re.search(r'The oracle turns <span class="card [a-z]+ main" title="([^"]+)"', page)
+        assert judged
+        for bad in ("1.5", "-0.1", "nan", "right", ""):
+            refused = client.post("/play", data={"csrf": token, "number": "0", "probability": bad})
+            assert "from 0 to 1" in refused.text and kind_of(refused.text) == "game"
+        assert load_decisions(tmp_path).empty
+        pages = []
+        for _ in range(20):
+            page = answer(client, token, page).text
+            pages.append(page)
+        reload = client.get("/play").text
+        assert re.sub(r'name="client_ms" value="[^"]*"', "", reload) == re.sub(
+            r'name="client_ms" value="[^"]*"', "", page
+        )
+        assert "was <strong>" in page and "your chips:" in page and "You said 0." in page
+        while kind_of(page) == "game":
+            page = answer(client, token, page).text
+            pages.append(page)
+        assert kind_of(page) == "result" and "You judged 51 cards" in page
+        assert "side column" in page
+        pages.append(page)
+        assert "DONE-42" in play_all(client, token)[-1]
+    words = {deal.rule, to_english(parse(deal.rule))}
+    assert not [page for page in pages if any(word in page for word in words)]
+
+    decisions = load_decisions(tmp_path)
+    assert len(decisions) == 51 and set(decisions["kind"]) == {"predict"}
+    assert decisions["declare"].isna().all() and decisions["confidence"].between(0, 1).all()
+    assert decisions["index"].tolist() == list(range(51))
+    assert (decisions["response_ms"] >= 0).all()
+    rows = load_results(tmp_path)
+    assert rows["agent"].tolist() == [seat.name for seat in deal.seats]
+    assert rows["agent"].iloc[2] == "human"
+    events = load_events(tmp_path)  # a row per card and seat, with its probability
+    own = events[events["seat"] == 2].merge(decisions, on=["shard", "index"])
+    assert len(own) == 51 and (own["card_x"] == own["card_y"]).all()
+    assert (own["p_right"] == own["confidence"]).all()
+    records = list((tmp_path / "records").glob("*.json"))
+    record = load_record(records[0])
+    assert len(records) == 1 and replay(record) == []
+    assert record.probabilities[0][2] == decisions["confidence"].iloc[0]
+    mine = rows[rows["agent"] == "human"].iloc[0]
+    assert mine["participant"] == 1 and mine["rule"] == deal.rule
+
+
+def new_eleusis_answer(client, token, text, turn):
+    """Answer a New Eleusis page: a turn of one card, then strings of two, then "no
+    play" (turning with ``turn``); yes to the first Prophet question; calls in turn."""
+    data = {"csrf": token, "number": re.search(r'name="number" value="(\d+)"', text).group(1)}
+    hand = re.findall(r'data-card="([^"]+)"', text)
+    if 'name="prophet"' in text:
+        data["prophet"] = "yes"
+    elif 'name="call"' in text:
+        data["call"] = ("right", "wrong")[turn % 2]
+    elif turn % 3 == 2 or not hand:
+        data["play"] = "none"
+    else:
+        data.update({f"card{k + 1}": card for k, card in enumerate(hand[: 1 + turn % 3])})
+        data["play"] = "cards"
+    return client.post("/play", data=data)
+
+
+def test_a_new_eleusis_seat_plays_strings_and_may_become_the_prophet(tmp_path):
+    """A whole round of New Eleusis from seat 1 of 4: cards in order, "no play", the
+    Prophet's question and his calls, a reload mid-game, illegal turns refused, and the
+    rows read as a run's."""
+    spec = classic_spec(
+        name="people_new", game="new-eleusis", players=4, agents=["random", "tree"] * 2
+    )
+    spec["config"] = {"hand_size": 5}
+    study = load_study(study_data(practice=None, blocks=[{"spec": spec, "games": [1], "seat": 1}]))
+    deal = study.blocks[0].deals[0]
+    with TestClient(make(study, tmp_path)) as client:
+        token = enter(client)
+        page = client.get("/play").text
+        assert "you are player 2 of 4" in page and 'name="card1"' in page
+        assert 'value="none"' in page and 'name="card4"' in page
+        hand = re.findall(r'data-card="([^"]+)"', page)
+        for bad, says in (
+            ({"card1": "KS#3"}, "not one you may play now"),
+            ({"card1": hand[0], "card2": hand[0]}, "only once"),
+            ({"card1": ""}, "choose 1 to 4 cards"),
+            ({"card1": hand[0], "card2": hand[1], "play": "maybe"} | {"card3": "10X"}, "not one"),
+        ):
+            refused = client.post("/play", data={"csrf": token, "number": "0", **bad})
+            assert says in refused.text and kind_of(refused.text) == "game"
+            assert load_decisions(tmp_path).empty
+        pages, turn = [page], 0
+        while kind_of(page) == "game":
+            if 'name="prophet"' in page or 'name="call"' in page:
+                wrong = "call" if 'name="call"' in page else "prophet"
+                number = re.search(r'name="number" value="(\d+)"', page).group(1)
+                refused = client.post(
+                    "/play", data={"csrf": token, "number": number, wrong: "maybe"}
+                )
+                assert "right or wrong" in refused.text or "yes or no" in refused.text
+                reload = client.get("/play").text
+                assert re.sub(r'value="[^"]*"', "", reload) == re.sub(r'value="[^"]*"', "", page)
+            page = new_eleusis_answer(client, token, page, turn).text
+            pages.append(page)
+            turn += 1
+        assert kind_of(page) == "result" and "Your score" in page
+        assert "DONE-42" in play_all(client, token)[-1]
+    words = {deal.rule, to_english(parse(deal.rule))}
+    assert not [page for page in pages if any(word in page for word in words)]
+
+    decisions = load_decisions(tmp_path)
+    kinds = set(decisions["kind"])
+    assert {"turn", "prophet", "call"} <= kinds <= {"turn", "prophet", "call", "no_play_call"}
+    turns = decisions[decisions["kind"] == "turn"]
+    assert turns["card"].isna().any() and turns["card"].str.contains(" ").any()
+    prophet = decisions[decisions["kind"] == "prophet"]
+    assert prophet["declare"].iloc[0] == 1 and decisions["declare"][turns.index].isna().all()
+    calls = decisions[decisions["kind"] == "call"]
+    assert set(calls["call"]) <= {0, 1} and calls["card"].notna().all()
+    assert (decisions["response_ms"] >= 0).all()
+    rows = load_results(tmp_path)
+    assert rows["agent"].tolist() == [seat.name for seat in deal.seats]
+    assert rows["agent"].iloc[1] == "human" and rows["participant"].iloc[1] == 1
+    events = load_events(tmp_path)
+    played = turns[turns["card"].notna()].merge(events[events["seat"] == 1], on=["shard", "index"])
+    assert len(played) == turns["card"].notna().sum()
+    assert all(
+        each.card_x.split()[0] == each.card_y for each in played.itertuples()
+    )  # a turn's first card is its first event
+    records = list((tmp_path / "records").glob("*.json"))
+    assert len(records) == 1 and replay(load_record(records[0])) == []
+
+
+def test_the_prophets_call_of_a_no_play_shows_the_hand_and_takes_right_or_wrong():
+    """The Prophet's call of a "no play" (rare with the toolkit's agents, which seldom
+    declare one): the seat asks it with the hand, the page shows it, the answer is
+    right or wrong and the replay gives it back."""
+    from jinja2 import Environment, FileSystemLoader
+
+    from eleusis_lab.cards import parse_cards
+    from eleusis_lab.games.new_eleusis import NewEleusisObservation
+    from eleusis_lab.web.page import game_page
+    from eleusis_lab.web.seat import BadAnswer, ParticipantSeat, Pause, read_answer
+
+    spec = classic_spec(name="people_new", game="new-eleusis", players=3, agents=["random"] * 3)
+    study = load_study(study_data(practice=None, blocks=[{"spec": spec, "games": [0]}]))
+    deal = study.blocks[0].deals[0]
+    seat = ParticipantSeat()
+    seat.script([], True)
+    info = step(deal, []).ask.info
+    seat.start_game(info, None)
+    hand = tuple(parse_cards("3H 9C"))
+    obs = NewEleusisObservation(
+        "new-eleusis", 0, 1, (), tuple(parse_cards("2C")), ((), (), ()), None, prophet=0
+    )
+    with pytest.raises(Pause) as paused:
+        seat.call_no_play(obs, hand)
+    ask = paused.value.ask
+    with pytest.raises(BadAnswer, match="right or wrong"):
+        read_answer(ask, [], {"call": "perhaps"})
+    answer = read_answer(ask, [], {"call": "wrong"})
+    assert answer["card"] == "3H 9C" and answer["right"] is False
+    seat.script([answer], True)
+    seat.start_game(info, None)
+    assert seat.call_no_play(obs, hand) is False
+
+    page = game_page(deal, ask, [])
+    environment = Environment(loader=FileSystemLoader(str(ROOT / "eleusis_lab/web/templates")))
+    html = environment.get_template("game.html").render(
+        game=page, where={"deal": deal, "index": 1, "total": 1}, study=study, csrf="x"
+    )
+    assert "declares <strong>no play</strong> with the hand" in html
+    assert html.count('title="3♥"') == 1 and 'name="call" value="wrong"' in html
+    assert "you are the Prophet" in html
 
 
 def test_the_serve_command_serves_until_interrupted(tmp_path):

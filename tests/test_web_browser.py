@@ -128,3 +128,53 @@ def test_a_participant_who_comes_back_in_another_browser_goes_on(pilot):
         other.get(f"{base}/?PROLIFIC_PID=returning")
         assert browser.page(other) == "game" and browser.decision(other) == 2
         assert text_of(other, ".line") == table
+
+
+def test_a_participant_plays_new_eleusis_and_delphi_in_the_browser(tmp_path):
+    """The example study of Delphi and New Eleusis (experiments/studies/
+    oracle_prophet_study.toml), its blocks turned round: a round of New Eleusis to its
+    end, its strings built by clicking the cards (the page's script), then the first
+    cards of Delphi (the test client plays whole games of it: 51 predictions)."""
+    data = tomllib.loads(browser.ORACLE.read_text(encoding="utf-8"))
+    for block in data["blocks"]:
+        block["spec"] = str(browser.ORACLE.parent / block["spec"])
+    data.update(blocks=data["blocks"][::-1], out=str(tmp_path / "study"))
+    study = load_study(data)
+    app = make_app(study, Path(study.out), LIMITS)
+    with browser.served(app) as base, browser.chromium() as driver:
+        driver.get(f"{base}/?PROLIFIC_PID=chromium-2")
+        browser.click(driver, "button[value=yes]")
+        browser.click(driver, "form[action='/play'] button")
+        assert "New Eleusis" in text_of(driver, "h1")
+        picks = driver.find_elements(By.CSS_SELECTOR, ".picks .pick")
+        hand = [card.get_attribute("data-card") for card in picks]
+        assert browser.pick(driver, [1, 0, 1]) == [hand[0]]  # a second click takes it back
+        assert browser.pick(driver, [2]) == [hand[0], hand[2]]
+        browser.click(driver, "button[name=play][value=cards]")
+        turn = 0
+        while browser.page(driver) == "game":
+            browser.new_eleusis_turn(driver, turn)
+            turn += 1
+        assert browser.page(driver) == "result"
+        browser.click(driver, "form[action='/next'] button")
+
+        assert "you are player 2 of 3" in text_of(driver, "h1") and "Delphi" in text_of(
+            driver, "h1"
+        )
+        browser.predict(driver, "0.8")
+        assert "You said 0.8" in text_of(driver, ".verdict")
+        for _ in range(3):
+            browser.predict(driver, "0.3")
+        side = text_of(driver, ".side-column")
+        driver.refresh()
+        assert browser.decision(driver) == 4 and text_of(driver, ".side-column") == side
+
+    decisions = load_decisions(study.out)
+    assert decisions["client_ms"].notna().all()
+    turns = decisions[decisions["kind"] == "turn"]
+    assert turns["card"].iloc[0] == f"{hand[0]} {hand[2]}"
+    assert {"prophet", "call"} <= set(decisions["kind"])
+    predictions = decisions[decisions["kind"] == "predict"]
+    assert predictions["confidence"].tolist() == [0.8, 0.3, 0.3, 0.3]
+    rows = load_results(study.out)
+    assert rows[rows["agent"] == "human"]["game_type"].tolist() == ["new-eleusis"]

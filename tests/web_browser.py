@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 PILOT = ROOT / "experiments" / "studies" / "pilot_study.toml"
+#: The example study of Delphi and New Eleusis.
+ORACLE = ROOT / "experiments" / "studies" / "oracle_prophet_study.toml"
 #: Patient but bounded: a page of a game replays the game (milliseconds).
 WAIT = 20.0
 
@@ -110,14 +112,37 @@ def page(driver) -> str:
     return wait_for(driver, "body").get_attribute("class")
 
 
+def settled(driver) -> None:
+    """Wait until the page has loaded (after a redirect the next document may still be
+    coming in when the previous one went stale)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT).until(
+        lambda _: driver.execute_script("return document.readyState") == "complete"
+    )
+
+
 def click(driver, css: str) -> None:
-    """Click the element and wait for the next page."""
+    """Click the element and wait for the next page. An element taken from a document
+    that was being replaced (Chromium: "does not belong to the document") was not
+    clicked: it is found again on the page that replaced it."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
-    element = driver.find_element(By.CSS_SELECTOR, css)
-    element.click()
+    for attempt in range(3):
+        settled(driver)
+        element = driver.find_element(By.CSS_SELECTOR, css)
+        try:
+            element.click()
+            break
+        except StaleElementReferenceException:
+            if attempt == 2:
+                raise
+        except WebDriverException as error:
+            if attempt == 2 or "does not belong to the document" not in str(error):
+                raise
     WebDriverWait(driver, WAIT).until(expected_conditions.staleness_of(element))
 
 
@@ -148,6 +173,7 @@ def play_card(driver, index: int = 0) -> None:
     """Play the hand's card ``index`` (the last one for -1)."""
     from selenium.webdriver.common.by import By
 
+    settled(driver)
     buttons = driver.find_elements(By.CSS_SELECTOR, ".hand button.card")
     button = buttons[index]
     button.click()
@@ -155,6 +181,44 @@ def play_card(driver, index: int = 0) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(driver, WAIT).until(expected_conditions.staleness_of(button))
+
+
+def predict(driver, probability: str) -> None:
+    """Delphi: click the button of ``probability`` ("0", "0.1" ... "1")."""
+    click(driver, f"button[name=probability][value='{probability}']")
+
+
+def pick(driver, indexes: list[int]) -> list[str]:
+    """New Eleusis: click the hand's cards ``indexes`` in that order (the page's script
+    builds the string); the cards the selects now hold, in order."""
+    from selenium.webdriver.common.by import By
+
+    settled(driver)
+    cards = driver.find_elements(By.CSS_SELECTOR, ".picks .pick")
+    for index in indexes:
+        cards[index].click()
+    slots = driver.find_elements(By.CSS_SELECTOR, ".slots select")
+    return [value for slot in slots if (value := slot.get_attribute("value"))]
+
+
+def new_eleusis_turn(driver, turn: int) -> str:
+    """Answer a New Eleusis page: a card, a string of two picked last-first, or "no
+    play", by ``turn``; yes to the Prophet, each call right. What was asked."""
+    from selenium.webdriver.common.by import By
+
+    if driver.find_elements(By.CSS_SELECTOR, "button[name=prophet]"):
+        click(driver, "button[name=prophet][value=yes]")
+        return "prophet"
+    if driver.find_elements(By.CSS_SELECTOR, "button[name=call]"):
+        click(driver, "button[name=call][value=right]")
+        return "call"
+    hand = driver.find_elements(By.CSS_SELECTOR, ".picks .pick")
+    if turn % 4 == 3:
+        click(driver, "button[name=play][value=none]")
+        return "no play"
+    pick(driver, [1, 0] if turn % 4 == 1 and len(hand) > 1 else [0])
+    click(driver, "button[name=play][value=cards]")
+    return "turn"
 
 
 def decision(driver) -> int:
@@ -224,7 +288,53 @@ def screenshots(folder: Path) -> list[Path]:
             keep(driver, "error")
     finally:
         shutil.rmtree(out, ignore_errors=True)
+    oracle_screenshots(keep)
     return taken
+
+
+def oracle_screenshots(keep) -> None:
+    """Play the example study of Delphi and New Eleusis and keep a PNG of each of their
+    pages: a prediction, a turn with a string picked, the Prophet's question, a call."""
+    from selenium.webdriver.common.by import By
+
+    from eleusis_lab.web.app import Limits, make_app
+    from eleusis_lab.web.study import load_study
+
+    out = Path(tempfile.mkdtemp(prefix="eleusis-study-"))
+    study = load_study(ORACLE, out=str(out))
+    app = make_app(study, out, Limits(session=(1e4, 1e4), address=(1e4, 1e4)))
+    kept: set[str] = set()
+    try:
+        with served(app) as base, chromium() as driver:
+            driver.get(f"{base}/?PROLIFIC_PID=screenshot-2")
+            click(driver, "button[value=yes]")
+            click(driver, "form[action='/play'] button")
+            for k in range(6):
+                predict(driver, ("0.8", "0.3", "1", "0.6", "0.2", "0.7")[k])
+            keep(driver, "delphi")
+            while page(driver) == "game":
+                predict(driver, "0.5")
+            click(driver, "form[action='/next'] button")
+            turn = 0
+            while page(driver) == "game":
+                hand = driver.find_elements(By.CSS_SELECTOR, ".picks .pick")
+                if "new_eleusis" not in kept and len(hand) > 2:
+                    pick(driver, [2, 0])
+                    keep(driver, "new_eleusis")
+                    kept.add("new_eleusis")
+                    click(driver, "button[name=play][value=cards]")
+                    continue
+                for name, css in (
+                    ("prophet", "button[name=prophet]"),
+                    ("call", "button[name=call]"),
+                ):
+                    if name not in kept and driver.find_elements(By.CSS_SELECTOR, css):
+                        keep(driver, name)
+                        kept.add(name)
+                new_eleusis_turn(driver, turn)
+                turn += 1
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The study's web app (`make_app`): server-rendered pages, Starlette under uvicorn,
 no build step. Every page works without JavaScript (plain forms); a few lines of it
-(``static/study.js``) check a rule as it is typed (``POST /check``) and measure the
-response time in the browser.
+(``static/study.js``) check a rule as it is typed (``POST /check``), build a New
+Eleusis string from the cards clicked, and measure the response time in the browser.
 
 The pages, in the order a participant meets them::
 
@@ -10,13 +10,16 @@ The pages, in the order a participant meets them::
     POST /consent       consent given (or not): numbered, dealt, to the instructions
     GET  /instructions  the instructions and the rule language
     GET  /play          the current game's decision, or the result of a finished game
-    POST /play          an answer: a card, and in solo the rule, confidence, declaration
+    POST /play          an answer: a card, and in solo the rule, confidence, declaration;
+                        Delphi's probability; New Eleusis' cards in order or no play,
+                        the Prophet's yes or no, his call right or wrong
     POST /next          on to the next game after a result
     GET  /done          the completion code
     POST /check         is this text a rule? (JSON: ok, message, line, column, English)
 
 What the app takes from a request: the id (checked against a pattern, hashed), form
-fields read as text, a card matched against the cards the seat may play, a rule text
+fields read as text, a card matched against the cards the seat may play (a string
+too), a probability read as a number in [0, 1], a rule text
 handed to the parser alone (`eleusis_lab.web.checker`). No path, module, agent or file
 name is ever read from a request. The session is a signed cookie (Starlette's
 ``SessionMiddleware``, itsdangerous) holding the participant's number and a token every

@@ -29,7 +29,7 @@ from typing import Any
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.web.assign import assignment
 from eleusis_lab.web.results import StudyResults
-from eleusis_lab.web.seat import STATEMENT, BadAnswer, Position, read_answer, step
+from eleusis_lab.web.seat import PROPHET, STATEMENT, BadAnswer, Position, read_answer, step
 from eleusis_lab.web.store import DATABASE, StudyStore, hash_id, study_secrets
 from eleusis_lab.web.study import Deal, Study
 
@@ -187,7 +187,8 @@ class StudyFlow:
         if after.over:
             outcome = GAMES[current.deal.game_type].outcome(after.record)
             score = float(outcome.scores[current.deal.seat])
-        index = len(ask.seen) - (ask.kind == STATEMENT)  # his play's index among the events
+        # his play's index among the events (the Prophet's question: of the turn before it)
+        index = ask.since if ask.kind == PROPHET else len(ask.seen) - (ask.kind == STATEMENT)
         added = self.store.add_decision(
             game_id, number, answer, index, _client_ms(form), after.over, score
         )

@@ -40,12 +40,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from eleusis_lab.agent import Agent, Event, GameInfo, Observation
 from eleusis_lab.cards import Card
+from eleusis_lab.games.new_eleusis.decisions import NewEleusisDecisions
+from eleusis_lab.games.new_eleusis.record import MAX_STRING
 from eleusis_lab.games.solo import SoloDecisions, SoloMove
 from eleusis_lab.games.table import GAMES
 from eleusis_lab.record_basics import card_text
@@ -55,9 +60,14 @@ if TYPE_CHECKING:  # the study checks its deals with `step`
     from eleusis_lab.web.study import Deal
 
 __all__ = [
+    "CALL",
     "CARD",
     "MOVE",
+    "NO_PLAY_CALL",
+    "PREDICT",
+    "PROPHET",
     "STATEMENT",
+    "TURN",
     "Ask",
     "BadAnswer",
     "Diverged",
@@ -71,8 +81,15 @@ __all__ = [
 ]
 
 #: What the seat is asked: a card (``choose_play``), a solo move (a card and its
-#: statement, ``solo_move``), a solo statement after the card's verdict (``declare_rule``).
-CARD, MOVE, STATEMENT = "card", "move", "statement"
+#: statement, ``solo_move``), a solo statement after the card's verdict (``declare_rule``),
+#: Delphi's probability that the card the oracle turns next is right (``predict``).
+CARD, MOVE, STATEMENT, PREDICT = "card", "move", "statement", "predict"
+#: New Eleusis: a turn of 1 to 4 cards or "no play" (``choose_turn``), whether to become
+#: the Prophet after it (``declare_prophet``), the Prophet's call of a play
+#: (``call_play``) and of a "no play" (``call_no_play``).
+TURN, PROPHET, CALL, NO_PLAY_CALL = "turn", "prophet", "call", "no_play_call"
+#: The probabilities a Delphi page offers as buttons (any other in [0, 1] is taken too).
+PROBABILITIES = tuple(round(k / 10, 1) for k in range(11))
 #: The most characters of a form field read (a rule is at most 300 of them).
 MAX_FIELD = 400
 
@@ -84,7 +101,8 @@ class Ask:
     Attributes
     ----------
     kind : str
-        `CARD`, `MOVE` or `STATEMENT`.
+        `CARD`, `MOVE`, `STATEMENT`, `PREDICT`, `TURN`, `PROPHET`, `CALL` or
+        `NO_PLAY_CALL`.
     number : int
         How many answers he gave before it in this game (its index among them).
     obs : Observation
@@ -96,6 +114,10 @@ class Ask:
         Every play of the game so far.
     since : int
         The index in ``seen`` of the first play after his previous decision.
+    cards : tuple of Card
+        The cards the decision is about, beyond the observation (Delphi: the card the
+        oracle turns next; the Prophet's call: the cards played, or the hand of the
+        "no play"); empty for the others.
     """
 
     kind: str
@@ -104,11 +126,12 @@ class Ask:
     info: GameInfo
     seen: tuple[Event, ...]
     since: int
+    cards: tuple[Card, ...] = ()
 
     @property
     def fingerprint(self) -> str:
         """`fingerprint` of what the seat sees."""
-        return fingerprint(self.kind, self.obs)
+        return fingerprint(self.kind, self.obs, self.cards)
 
 
 @dataclass(frozen=True)
@@ -141,8 +164,9 @@ class BadAnswer(ValueError):
     """A participant's answer that cannot be taken; its message says why, to him."""
 
 
-def fingerprint(kind: str, obs: Observation) -> str:
-    """A short hash of what a seat sees at a decision (the cards as record text).
+def fingerprint(kind: str, obs: Observation, cards: Sequence[Card] = ()) -> str:
+    """A short hash of what a seat sees at a decision (the cards as record text), and
+    of the ``cards`` it is asked about (Delphi's next card, the play the Prophet calls).
 
     >>> from eleusis_lab.cards import parse_cards
     >>> obs = Observation("classic", 0, 1, tuple(parse_cards("2C 3D")), (), ((), ()), None)
@@ -159,10 +183,12 @@ def fingerprint(kind: str, obs: Observation) -> str:
         [[card_text(card) for card in pile] for pile in obs.wrong_cards],
         obs.last_play_right,
     ]
+    if cards:  # (the hash of a decision without them is as it always was)
+        seen.append([card_text(card) for card in cards])
     return hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
 
 
-class ParticipantSeat(SoloDecisions, Agent):
+class ParticipantSeat(SoloDecisions, NewEleusisDecisions, Agent):
     """The seat of a participant in the browser: it gives his answers in order and stops
     the game (`Pause`) where they run out.
 
@@ -192,15 +218,15 @@ class ParticipantSeat(SoloDecisions, Agent):
     def observe(self, event: Event) -> None:
         self.seen_.append(event)
 
-    def _next(self, kind: str, obs: Observation) -> Mapping[str, Any]:
+    def _next(self, kind: str, obs: Observation, cards: Sequence[Card] = ()) -> Mapping[str, Any]:
         answers = getattr(self, "answers_", [])
         if self.given_ >= len(answers):
-            ask = Ask(kind, self.given_, obs, self.info_, tuple(self.seen_), self.since_)
-            raise Pause(ask)
+            seen = tuple(self.seen_)
+            raise Pause(Ask(kind, self.given_, obs, self.info_, seen, self.since_, tuple(cards)))
         answer = answers[self.given_]
         stored = answer.get("fingerprint")
         if answer.get("kind") != kind or (
-            self.check_ and stored is not None and stored != fingerprint(kind, obs)
+            self.check_ and stored is not None and stored != fingerprint(kind, obs, cards)
         ):
             raise Diverged(
                 f"answer {self.given_} was given to another decision than the replay asks"
@@ -237,6 +263,32 @@ class ParticipantSeat(SoloDecisions, Agent):
     def propose_rule(self) -> tuple[str, float] | None:
         """The rule last stated, with its confidence."""
         return getattr(self, "stated_", None)
+
+    def predict(self, obs: Observation, cards: list[Card]) -> np.ndarray:
+        """Delphi: his probability that the one card asked is right."""
+        answer = self._next(PREDICT, obs, tuple(cards))
+        if len(cards) != 1 or answer.get("card") != card_text(cards[0]):
+            raise Diverged("the stored prediction is of another card than the replay asks")
+        return np.array([float(answer["probability"])])
+
+    def choose_turn(self, obs: Observation) -> tuple[Card, ...] | None:
+        """New Eleusis: his cards in the order he played them, or None for "no play"."""
+        cards = self._next(TURN, obs).get("cards")
+        if cards is None:
+            return None
+        return tuple(self._card({"card": text}, obs) for text in cards)
+
+    def declare_prophet(self, obs: Observation) -> bool:
+        """New Eleusis, right after his turn: whether he becomes the Prophet."""
+        return bool(self._next(PROPHET, obs).get("prophet"))
+
+    def call_play(self, obs: Observation, cards: tuple[Card, ...]) -> bool:
+        """New Eleusis, as the Prophet: his call of the play ``cards``."""
+        return bool(self._next(CALL, obs, cards).get("right"))
+
+    def call_no_play(self, obs: Observation, hand: tuple[Card, ...]) -> bool:
+        """New Eleusis, as the Prophet: his call of a "no play" with ``hand``."""
+        return bool(self._next(NO_PLAY_CALL, obs, hand).get("right"))
 
 
 def _statement(answer: Mapping[str, Any]) -> tuple[str | None, float | None, bool]:
@@ -281,7 +333,10 @@ def read_answer(
     """The answer a participant posted (``form``: text fields) to ``ask``, checked: a
     card of the cards he may play (read by its record text), and for solo a rule that
     parses (given to the game as its canonical text), a confidence in percent and
-    whether he declares it. ``previous``: his earlier answers in this game.
+    whether he declares it; for Delphi a probability from 0 to 1 that the card asked
+    is right; for New Eleusis 1 to 4 different cards of his hand in order or "no
+    play", yes or no to the Prophet, right or wrong as the Prophet's call.
+    ``previous``: his earlier answers in this game.
 
     Raises
     ------
@@ -299,6 +354,26 @@ def read_answer(
     eleusis_lab.web.seat.BadAnswer: that card is not one you may play now
     """
     answer: dict[str, Any] = {"kind": ask.kind, "fingerprint": ask.fingerprint}
+    if ask.kind == PREDICT:
+        answer["card"] = card_text(ask.cards[0])
+        answer["probability"] = _probability(_field(form, "probability"))
+        return answer
+    if ask.kind == TURN:
+        cards = _turn(ask, form)
+        answer.update(cards=cards, card=None if cards is None else " ".join(cards))
+        return answer
+    if ask.kind == PROPHET:
+        said = _field(form, "prophet")
+        if said not in ("yes", "no"):
+            raise BadAnswer("say whether you declare yourself Prophet: yes or no")
+        answer.update(prophet=said == "yes", declare=said == "yes")
+        return answer
+    if ask.kind in (CALL, NO_PLAY_CALL):
+        said = _field(form, "call")
+        if said not in ("right", "wrong"):
+            raise BadAnswer("call the play right or wrong")
+        answer.update(card=" ".join(map(card_text, ask.cards)), right=said == "right")
+        return answer
     if ask.kind in (CARD, MOVE):
         text = _field(form, "card")
         if not any(card_text(card) == text for card in ask.obs.hand):
@@ -333,6 +408,38 @@ def read_answer(
         elif declare:
             raise BadAnswer("type the rule you declare")
     return answer
+
+
+def _turn(ask: Ask, form: Mapping[str, Any]) -> list[str] | None:
+    """New Eleusis' turn as posted: ``play = "none"`` for "no play", else the cards of
+    the fields ``card1`` to ``card4`` in that order (empty ones skipped): 1 to 4
+    different cards of his hand."""
+    if _field(form, "play") == "none":
+        return None
+    cards = [text for k in range(1, MAX_STRING + 1) if (text := _field(form, f"card{k}"))]
+    held = {card_text(card) for card in ask.obs.hand}
+    if not cards:
+        raise BadAnswer(f"choose 1 to {MAX_STRING} cards of your hand, or no play")
+    if any(text not in held for text in cards):
+        raise BadAnswer("that card is not one you may play now")
+    if len(set(cards)) != len(cards):
+        raise BadAnswer("a card can be played only once in a string")
+    return cards
+
+
+def _probability(text: str) -> float:
+    """A probability given from 0 to 1 (Delphi's prediction).
+
+    >>> _probability("0.7"), _probability("1")
+    (0.7, 1.0)
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadAnswer("say how likely the card is right, from 0 to 1") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise BadAnswer("say how likely the card is right, from 0 to 1")
+    return round(value, 4)
 
 
 def _confidence(text: str) -> float:

@@ -20,9 +20,12 @@ The tables (read them with `load_participants` and `load_decisions`):
     ``seed``, ``seat``, ``started``, ``finished``, ``score``, ``acknowledged`` (he saw
     the result), ``stored`` (the shard written to the results, its name).
 ``decisions``
-    ``game_id``, ``number`` (0, 1, ...), ``kind`` (card, move, statement), ``card``,
-    ``typed`` (the rule as he typed it), ``rule`` (as the game was given it),
-    ``confidence``, ``declare``, ``shown`` (when the page asking it was first served),
+    ``game_id``, ``number`` (0, 1, ...), ``kind`` (card, move, statement; Delphi's
+    predict; New Eleusis' turn, prophet, call, no_play_call), ``card`` (Delphi: the
+    card judged; New Eleusis: the cards of the turn or of the play called, separated by
+    spaces), ``typed`` (the rule as he typed it), ``rule`` (as the game was given it),
+    ``confidence`` (Delphi: his probability that the card is right), ``declare`` (New
+    Eleusis: he became the Prophet), ``shown`` (when the page asking it was first served),
     ``answered``, ``response_ms`` (answered - shown), ``client_ms`` (the time the page
     measured in the browser, when it ran), ``events`` (the game's plays before it: the
     ``index`` of its own play in the event table), ``answer`` (the JSON the replay reads).
@@ -310,8 +313,8 @@ class StudyStore:
                     answer.get("card"),
                     answer.get("typed"),
                     answer.get("rule"),
-                    answer.get("confidence"),
-                    None if answer["kind"] == "card" else int(bool(answer.get("declare"))),
+                    answer.get("probability", answer.get("confidence")),
+                    None if "declare" not in answer else int(bool(answer["declare"])),
                     shown_at,
                     now,
                     None if shown_at is None else round((now - shown_at) * 1000),
@@ -368,14 +371,16 @@ def load_participants(folder: str | Path) -> Any:
 
 def load_decisions(folder: str | Path) -> Any:
     """Every decision of the study's participants, one row each, with its game: the
-    response times, the rules as typed and as given to the game (a pandas DataFrame).
+    response times, the rules as typed and as given to the game, and the Prophet's
+    calls (``call``: 1 right, 0 wrong) (a pandas DataFrame).
     ``shard`` and ``index`` join a decision to its play in the event table (the study's
     ``experiment``); the practice game's decisions have a null ``block``."""
     return _frame(
         folder,
         "SELECT g.participant, g.id AS shard, g.position, g.label, g.block, g.game_type,"
         " g.cell, g.game, g.seed, g.seat, d.number AS decision, d.kind, d.card,"
-        ' d.events AS "index", d.typed, d.rule, d.confidence, d.declare, d.shown,'
+        ' d.events AS "index", d.typed, d.rule, d.confidence, d.declare,'
+        " json_extract(d.answer, '$.right') AS call, d.shown,"
         " d.answered, d.response_ms, d.client_ms FROM decisions d JOIN games g"
         " ON g.id = d.game_id ORDER BY g.participant, g.position, d.number",
     )

@@ -46,9 +46,9 @@ The keys
 
 Every mistake is a `eleusis_lab.errors.ConfigError` that names the file and the key.
 The study refuses a spec of matches, a dealer that learns (its rules would depend on
-the agents' earlier games), a game the browser seat cannot play (`GAMES_PLAYED`), a
-seat the cell does not have, a game number beyond the spec's games, and an agent at
-another seat that a person plays.
+the agents' earlier games), a game the browser seat cannot play (`GAMES_PLAYED`: every
+Eleusis game, not Secrets), a seat the cell does not have, a game number beyond the
+spec's games, and an agent at another seat that a person plays.
 
 Examples
 --------
@@ -101,8 +101,8 @@ __all__ = [
 ]
 
 #: The games a participant can play in the browser (the decisions the seat asks for:
-#: a card, and solo's statement).
-GAMES_PLAYED = ("classic", "four-to-eight", "solo")
+#: a card, solo's statement, Delphi's prediction, New Eleusis' turns, Prophet and calls).
+GAMES_PLAYED = ("classic", "delphi", "four-to-eight", "new-eleusis", "solo")
 #: The participant's seat as the rows name its agent.
 HUMAN = AgentSpec("human")
 #: URL parameters that may carry a participant's id: a name, as recruiting sites use.

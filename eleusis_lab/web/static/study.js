@@ -2,7 +2,9 @@
 // - the rule checker: as the rule is typed, POST /check says whether it is a rule of
 //   the language (and where not), and reads it back in English;
 // - the response time measured in the browser (client_ms), beside the server's;
-// - one answer per page: the buttons are disabled once the form is sent.
+// - one answer per page: the buttons are disabled once the form is sent;
+// - New Eleusis: clicking the cards of the hand builds the string in order (the
+//   selects "1st card" ... "4th card", which work without it).
 (function () {
   "use strict";
   var shownAt = window.performance ? performance.now() : Date.now();
@@ -49,6 +51,41 @@
     });
   }
 
+  function strings(form) {
+    var picks = form.querySelectorAll(".pick");
+    var slots = [];
+    for (var k = 1; form.elements["card" + k]; k++) slots.push(form.elements["card" + k]);
+    if (!picks.length || !slots.length) return;
+    function show() {
+      var order = slots.map(function (slot) { return slot.value; });
+      Array.prototype.forEach.call(picks, function (pick) {
+        var at = order.indexOf(pick.getAttribute("data-card"));
+        pick.classList.toggle("picked", at >= 0);
+        if (at >= 0) pick.setAttribute("data-order", String(at + 1));
+        else pick.removeAttribute("data-order");
+      });
+    }
+    Array.prototype.forEach.call(picks, function (pick) {
+      pick.setAttribute("role", "button");
+      pick.setAttribute("tabindex", "0");
+      function toggle() {
+        var card = pick.getAttribute("data-card");
+        var order = slots.map(function (slot) { return slot.value; }).filter(Boolean);
+        var at = order.indexOf(card);
+        if (at >= 0) order.splice(at, 1);
+        else if (order.length < slots.length) order.push(card);
+        slots.forEach(function (slot, k) { slot.value = order[k] || ""; });
+        show();
+      }
+      pick.addEventListener("click", toggle);
+      pick.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); toggle(); }
+      });
+    });
+    slots.forEach(function (slot) { slot.addEventListener("change", show); });
+    show();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var form = document.getElementById("answer");
     if (!form) return;
@@ -62,6 +99,7 @@
         });
       }, 0);
     });
+    strings(form);
     var rule = document.getElementById("rule");
     var box = document.getElementById("check");
     if (rule && box) checker(form, rule, box);

@@ -556,17 +556,7 @@ def _play(state: SecretsState, action: SecretsAction) -> None:
     if action.kind == DUEL:
         options = state.beating_cards(action)
         if options:
-            at = state.active()
-            duel = SecretsDuel(
-                state.seat,
-                state.occupants[at],
-                at,
-                action.square,
-                state.board[action.square],
-                action.card,
-                options,
-            )
-            beat = _answer_duel(duel, state.hidden_squares())
+            beat = _answer_duel(SecretsDuel.of(state, action, options), state.hidden_squares())
     state.apply(action, beat)
 
 

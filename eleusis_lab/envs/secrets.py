@@ -360,12 +360,7 @@ class SecretsEnv(SeatedEnv):
 
     def _ask_defender(self, action: SecretsAction, options: tuple[Card, ...]) -> None:
         """The duel ``action`` waits for its defender's answer, as the engine asks it."""
-        state = self.state
-        at = state.active()
-        square = action.square
-        self.duel = SecretsDuel(
-            state.seat, state.occupants[at], at, square, state.board[square], action.card, options
-        )
+        self.duel = SecretsDuel.of(self.state, action, options)
         self._duel_action = action
         self._mask = allowed([*map(answer_index, options), NO_BEAT], N_ACTIONS)
 

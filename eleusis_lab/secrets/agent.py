@@ -42,7 +42,7 @@ from eleusis_lab.agent import Parameters, clone
 from eleusis_lab.cards import Card
 from eleusis_lab.registry import AgentRegistry
 from eleusis_lab.secrets.moves import SecretsAction
-from eleusis_lab.secrets.state import SecretsView
+from eleusis_lab.secrets.state import SecretsState, SecretsView
 
 __all__ = [
     "SECRETS_AGENTS",
@@ -115,6 +115,17 @@ class SecretsDuel:
     attacked: Card
     sent: Card
     options: tuple[Card, ...]
+
+    @classmethod
+    def of(
+        cls, state: SecretsState, action: SecretsAction, options: tuple[Card, ...]
+    ) -> SecretsDuel:
+        """The duel that ``action``, a duel of the seat to move in ``state`` not yet
+        applied, asks its defender to answer, with his beating cards ``options``."""
+        at = state.active()
+        square = action.square
+        piece, attacked = state.occupants[at], state.board[square]
+        return cls(state.seat, piece, at, square, attacked, action.card, options)
 
 
 class SecretsAgent(Parameters, abc.ABC):

@@ -255,16 +255,7 @@ class _Seats(AgentSeats):
         """The defender's beating card, or None (no beat, or a fault)."""
         action = state.duel
         options = state.beating_cards(action)
-        at = state.active()
-        duel = SecretsDuel(
-            state.seat,
-            state.occupants[at],
-            at,
-            action.square,
-            state.board[action.square],
-            action.card,
-            options,
-        )
+        duel = SecretsDuel.of(state, action, options)
         agent = self.agents[defender]
         answer, failed = self._call(
             defender, "answer_duel", agent.answer_duel, state.view(defender), duel

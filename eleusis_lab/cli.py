@@ -447,6 +447,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(run=_export)
 
+    compare = _command(
+        commands,
+        "compare",
+        "two runs of a study: the answer side by side",
+        "eleusis-lab compare results/before results/after",
+        description="Each rank correlation and regression coefficient of the study's answer"
+        " in two runs, and whether the second run's estimate lies inside the first's 95%"
+        " interval; exit 1 when one does not.",
+    )
+    compare.add_argument("old", help="the first run's output directory")
+    compare.add_argument("new", help="the second run's output directory")
+    compare.set_defaults(run=_compare)
+
     report = _command(
         commands,
         "report",
@@ -904,6 +917,12 @@ def _export(args) -> int:
     for path in export_csv(args.dir, args.to):
         print(f"written to {path}")
     return 0
+
+
+def _compare(args) -> int:
+    from eleusis_lab.compare import compare_command  # statsmodels: only when needed
+
+    return compare_command(args.old, args.new)
 
 
 def _report(args) -> int:

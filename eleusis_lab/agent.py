@@ -140,7 +140,11 @@ class GameInfo:
     traits: GameTraits = GameTraits()
 
 
-@dataclass(frozen=True)
+#: Sets an attribute of a frozen value object while it is made.
+_set_attribute = object.__setattr__
+
+
+@dataclass(frozen=True, init=False)
 class Observation:
     """The public state of a game plus the agent's own cards, at a decision.
 
@@ -159,8 +163,34 @@ class Observation:
     wrong_cards: tuple[tuple[Card, ...], ...]
     last_play_right: bool | None
 
+    def __init__(
+        self,
+        game: str,
+        seat: int,
+        phase: int,
+        hand: tuple[Card, ...],
+        main_line: tuple[Card, ...],
+        wrong_cards: tuple[tuple[Card, ...], ...],
+        last_play_right: bool | None,
+    ):
+        # One write of the whole dict, not one frozen write per field: made at every
+        # decision of every game, the dataclass's own __init__ cost twice as much.
+        _set_attribute(
+            self,
+            "__dict__",
+            {
+                "game": game,
+                "seat": seat,
+                "phase": phase,
+                "hand": hand,
+                "main_line": main_line,
+                "wrong_cards": wrong_cards,
+                "last_play_right": last_play_right,
+            },
+        )
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Event:
     """One public event: ``seat`` played ``card`` in ``phase`` and heard ``right``.
 
@@ -181,6 +211,23 @@ class Event:
     right: bool
     position: int
     kind: str = "play"
+
+    def __init__(
+        self, seat: int, card: Card, phase: int, right: bool, position: int, kind: str = "play"
+    ):
+        # As `Observation`: one write, at every play of every game.
+        _set_attribute(
+            self,
+            "__dict__",
+            {
+                "seat": seat,
+                "card": card,
+                "phase": phase,
+                "right": right,
+                "position": position,
+                "kind": kind,
+            },
+        )
 
 
 class Parameters:

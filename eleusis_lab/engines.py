@@ -914,9 +914,10 @@ class FaultLog:
         return timed_choose
 
     def observers(self) -> list[Callable[[Event], None]]:
-        """Every agent's ``observe``, limited, for `announce`; but `Agent`'s own, which
-        ignores every event, is called as it is: it cannot hang, and a guard at each
-        event would slow the games of agents that do not learn."""
+        """Every agent's ``observe``, limited, one per seat (a game that tells its agents
+        more than `Event`, Secrets); but `Agent`'s own, which ignores every event, is
+        called as it is: it cannot hang, and a guard at each event would slow the games
+        of agents that do not learn."""
         methods = [agent.observe for agent in self.agents]
         return [
             method
@@ -925,13 +926,22 @@ class FaultLog:
             for seat, method in enumerate(methods)
         ]
 
-    def announce(self, event: Event, observers: list[Callable[[Event], None]]) -> None:
-        """Append ``event`` to the game's events and tell every agent of it (through
-        `observers`)."""
+    def learners(self) -> list[tuple[int, Callable[[Event], None]]]:
+        """The seats whose agent learns from events, each with its ``observe``, limited,
+        for `announce`: an agent whose ``observe`` is `Agent`'s own, which ignores every
+        event, is left out, so that agents that do not learn cost nothing at an event."""
+        return [
+            (seat, partial(self.limit.call, agent.observe, seat=seat))
+            for seat, agent in enumerate(self.agents)
+            if getattr(agent.observe, "__func__", None) is not Agent.observe
+        ]
+
+    def announce(self, event: Event, learners: list[tuple[int, Callable[[Event], None]]]) -> None:
+        """Append ``event`` to the game's events and tell every agent that learns of it
+        (`learners`)."""
         self.events.append(event)
-        for observe in observers:
+        for seat, observe in learners:
             try:
                 observe(event)
             except Exception as error:
-                seat = observers.index(observe)  # not looked up unless needed: a hot loop
                 self.failed(seat, error, len(self.events) - 1, event.phase, "observe")

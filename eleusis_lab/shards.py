@@ -402,12 +402,13 @@ class _ShardPlayer:
 
     def _add_events(self, number: int, outcome: Outcome, watches: list[_Watch]) -> None:
         cell = self.cell
+        experiment, label, shard = cell.experiment, cell.label, self.shard.index  # once a game
         predicted = outcome.predictions  # Delphi: every seat predicts every card
         for index, event in enumerate(outcome.events):
             row = {
-                "experiment": cell.experiment,
-                "cell": cell.label,
-                "shard": self.shard.index,
+                "experiment": experiment,
+                "cell": label,
+                "shard": shard,
                 "game": number,
                 "index": index,
                 "seat": event.seat,

@@ -30,7 +30,7 @@ A replay of sorts: a classic game driven with the cards its record played.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from eleusis_lab.agent import Agent, Event
@@ -65,6 +65,12 @@ class Seats(abc.ABC):
         """Before the first decision, with the state as dealt: nothing by default."""
         return None
 
+    def applier(self, state: GameState) -> Callable[[Any], tuple[Event, ...]]:
+        """How `drive` applies the actions of `decide` to ``state``: `GameState.apply`
+        by default, which checks each; seats whose actions are the state's own may
+        skip the check."""
+        return state.apply
+
     @abc.abstractmethod
     def decide(self, seat: int, state: GameState) -> Any:
         """The action ``seat`` takes now, one the state accepts; or `END`."""
@@ -88,7 +94,8 @@ def drive(state: GameState, seats: Seats) -> GameState:
     """
     with seats:
         seats.start(state)
-        to_move, apply, decide, heard = state.to_move, state.apply, seats.decide, seats.heard
+        to_move, apply = state.to_move, seats.applier(state)
+        decide, heard = seats.decide, seats.heard
         while (seat := to_move()) is not None:
             action = decide(seat, state)
             if action is END:
@@ -120,6 +127,7 @@ class AgentSeats(Seats):
         self.events = events
         self.faults = FaultLog(self.agents, config, events)
         self.observers = self.faults.observers()
+        self.learners = self.faults.learners()
 
     def __enter__(self) -> AgentSeats:
         self.faults.limit.__enter__()
@@ -129,9 +137,10 @@ class AgentSeats(Seats):
         self.faults.limit.__exit__(*exc_info)
 
     def heard(self, action: Any, events: tuple[Event, ...], state: GameState) -> None:
-        """Append each event to the game's events and tell every agent of it."""
+        """Append each event to the game's events and tell every agent that learns of it."""
+        announce, learners = self.faults.announce, self.learners
         for event in events:
-            self.faults.announce(event, self.observers)
+            announce(event, learners)
 
 
 class RecordedSeats(Seats):

@@ -14,9 +14,12 @@ from eleusis_lab.cards import FEATURES, Card, format_cards
 
 NO_CARD = -1
 OUTCOME_NONE, OUTCOME_RIGHT, OUTCOME_WRONG = 0, 1, 2
+_OUTCOMES = {None: OUTCOME_NONE, True: OUTCOME_RIGHT, False: OUTCOME_WRONG}
+#: Sets an attribute of the frozen context while it is made.
+_set_attribute = object.__setattr__
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Context:
     """The main line so far and the verdict of the previous play.
 
@@ -30,6 +33,13 @@ class Context:
 
     main_line: tuple[Card, ...] = ()
     last_play_right: bool | None = None
+
+    def __init__(self, main_line: tuple[Card, ...] = (), last_play_right: bool | None = None):
+        # One write of the whole dict, not one frozen write per field: engines and
+        # learners make a context at every play.
+        _set_attribute(
+            self, "__dict__", {"main_line": main_line, "last_play_right": last_play_right}
+        )
 
     def run(self, feature: str) -> int:
         """How many cards at the end of the main line share the last card's ``feature``."""
@@ -53,9 +63,7 @@ class Context:
         if name == "length":
             return len(line)
         if name == "outcome":
-            return {None: OUTCOME_NONE, True: OUTCOME_RIGHT, False: OUTCOME_WRONG}[
-                self.last_play_right
-            ]
+            return _OUTCOMES[self.last_play_right]
         return self.run(name.removeprefix("run:"))
 
     def describe(self) -> str:

@@ -17,7 +17,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -246,6 +246,12 @@ class MainLineSeats(AgentSeats):
         self.call, self.announce = faults.limit.call, faults.announce
         self.observation, self.own = state.observation, state.own
 
+    def applier(self, state: MainLineState) -> Callable[[Card], tuple[Event, ...]]:  # type: ignore[override]
+        """`decide` answers the state's own card of those allowed (the agent's, or its
+        substitute): it is played as it is, not looked up again."""
+        play = state.play
+        return lambda card: (play(card),)
+
     def decide(self, seat: int, state: MainLineState) -> Card:  # type: ignore[override]
         """The state's own card that the agent at ``seat`` chose, or its substitute."""
         obs = self.observation(seat)
@@ -263,10 +269,15 @@ class MainLineSeats(AgentSeats):
         return card
 
     def heard(self, action: Any, events: tuple[Event, ...], state: Any) -> None:
-        """Append the play's event to the game's events and tell every agent of it."""
-        announce, observers = self.announce, self.observers
+        """Append the play's event to the game's events and tell every agent that learns
+        of it (with none, the event is only kept)."""
+        learners = self.learners
+        if not learners:
+            self.events += events
+            return
+        announce = self.announce
         for event in events:
-            announce(event, observers)
+            announce(event, learners)
 
 
 def play_main_line(

@@ -188,6 +188,7 @@ class MainLineState(GameState):
         self.own = {id(card): card for hand in self.hands for card in hand.values()}
         self.piles: list[dict[Card, Card]] = [{} for _ in range(n)]
         self._views: list[tuple[Card, ...]] = [() for _ in range(n)]  # piles as tuples
+        self._wrong = tuple(self._views)  # `_views` as a tuple, made again as it changes
         self.wrong_after_phase1: tuple[tuple[Card, ...], ...] | None = None
         self.phase, self.turns, self.end = 1, 0, None
         self._held = 0  # phase 2: the faces in the piles, as a bit mask
@@ -256,7 +257,7 @@ class MainLineState(GameState):
         else:
             hand = tuple(self.hands[seat]) if self.phase == 1 else self._views[seat]
         return Observation(
-            self.game, seat, self.phase, hand, self.main, tuple(self._views), self.last_right
+            self.game, seat, self.phase, hand, self.main, self._wrong, self.last_right
         )
 
     def apply(self, action: Any) -> tuple[Event, ...]:
@@ -335,6 +336,10 @@ class MainLineState(GameState):
         legal_mask, retry, max_turns = self._legal_mask, self.retry, self.max_turns
         main, last_right = self.main, self.last_right
         event: Event | None = None
+        # The verdicts of the last context judged: a wrong card after a wrong card leaves
+        # the context as it was, and its verdicts are not looked up again.
+        judged: tuple[tuple[Card, ...], bool | None] | None = None
+        mask = 0
 
         # -- phase 1: every card of every hand is played once -----------------------------
         seat, to_play = 0, sum(map(len, hands))
@@ -345,7 +350,9 @@ class MainLineState(GameState):
                 self.allowed = hand
                 card = yield event
                 del hand[card]
-                right = bool((legal_mask(Context(main, last_right)) >> card.face) & 1)
+                if judged is None or judged[0] is not main or judged[1] is not last_right:
+                    mask, judged = legal_mask(Context(main, last_right)), (main, last_right)
+                right = bool((mask >> card.face) & 1)
                 event = Event(seat, card, 1, right, len(main) - 1)
                 if right:
                     main += (card,)
@@ -353,6 +360,7 @@ class MainLineState(GameState):
                 else:
                     piles[seat][card] = card
                     views[seat] += (card,)
+                    self._wrong = tuple(views)
                 self.last_right = last_right = right
                 to_play -= 1
             seat = (seat + 1) % n
@@ -367,7 +375,8 @@ class MainLineState(GameState):
         held = self._held = sum(1 << face for face in range(N_FACES) if copies[face])
         turns, end = 0, PLAYER_OUT if not all(piles) else None
         while end is None:
-            mask = legal_mask(Context(main, last_right))
+            if judged is None or judged[0] is not main or judged[1] is not last_right:
+                mask, judged = legal_mask(Context(main, last_right)), (main, last_right)
             if not mask & held:
                 end = NO_PLAYABLE_CARD  # the dealer declares that play cannot continue
                 break
@@ -388,6 +397,7 @@ class MainLineState(GameState):
                 if right:
                     del pile[card]
                     views[seat] = tuple(pile)
+                    self._wrong = tuple(views)
                     copies[face] -= 1
                     if not copies[face]:
                         held &= ~(1 << face)
@@ -402,7 +412,8 @@ class MainLineState(GameState):
                 del untried[card]
                 if not untried:
                     break
-                mask = legal_mask(Context(main, last_right))
+                if judged is None or judged[0] is not main or judged[1] is not last_right:
+                    mask, judged = legal_mask(Context(main, last_right)), (main, last_right)
                 self._offered = tuple(untried)
                 card = yield event
             if not pile:

@@ -529,8 +529,10 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
 
         After a play, `propose_rule` weighs every hypothesis; this method first bounds
         the best one's probability from a few leaders (`Leaders`, noted at the last
-        proposal it made), and proposes only when the bound reaches ``confidence``:
-        early in a game, and until the agent is nearly sure, a play costs microseconds.
+        proposal it made below ``confidence``: a bound only needs tightening where it
+        let through a proposal it should not have), and proposes only when the bound
+        reaches ``confidence``: early in a game, and until the agent is nearly sure, a
+        play costs microseconds.
 
         >>> from eleusis_lab.cards import parse_cards
         >>> agent = BayesAgent(grammar="colours_suits", max_hypotheses=500, one_card=0)
@@ -555,7 +557,10 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             if self._stated(bound) + 1e-12 < confidence:  # 1e-12: the map's rounding
                 return None
         proposal = self.propose_rule()
-        self.leaders_ = Leaders(self._posterior(), _WATCHED, self.pruner_.prune)
+        if self.leaders_ is None or proposal is None or proposal[1] < confidence:
+            # new leaders tighten a bound that let through a proposal below
+            # ``confidence``; one above it would be let through by any bound
+            self.leaders_ = Leaders(self._posterior(), _WATCHED, self.pruner_.prune)
         return proposal
 
     def best_hypothesis(self) -> tuple[int, float] | None:

@@ -335,8 +335,7 @@ def weight_calling_right(
     probes = np.asarray(probes)
     if hypotheses is None:
         return space.verdict_floats(probes, stop=len(weights)) @ weights
-    said_right = space.verdict_bits(probes[..., None], hypotheses)
-    return said_right.astype(np.float32) @ weights
+    return space.verdict_floats_at(probes, hypotheses) @ weights
 
 
 #: Weights from which `heaviest_weights` looks for the heaviest first: the best weighs 1,

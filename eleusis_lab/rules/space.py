@@ -60,10 +60,12 @@ __all__ = [
 
 class BitPosition(NamedTuple):
     """Where hypotheses sit in a row of a packed verdict table: hypothesis ``h`` is bit
-    ``shift`` (``h % 8``, uint8) of byte ``byte`` (``h // 8``)."""
+    ``shift`` (``h % 8``, uint8) of byte ``byte`` (``h // 8``); ``mask`` is that bit,
+    ``1 << shift`` (uint8), when computed (`PackedVerdicts.bit_position` does)."""
 
     byte: np.ndarray
     shift: np.ndarray
+    mask: np.ndarray | None = None
 
 
 def packed_width(n: int) -> int:
@@ -163,7 +165,8 @@ class PackedVerdicts(abc.ABC):
     def bit_position(hypotheses) -> BitPosition:
         """The byte and the bit of each of ``hypotheses`` in a table row (`BitPosition`)."""
         hypotheses = np.asarray(hypotheses)
-        return BitPosition(hypotheses >> 3, (hypotheses & 7).astype(np.uint8))
+        shift = (hypotheses & 7).astype(np.uint8)
+        return BitPosition(hypotheses >> 3, shift, np.left_shift(np.uint8(1), shift))
 
     @property
     def padded_size(self) -> int:
@@ -197,6 +200,34 @@ class PackedVerdicts(abc.ABC):
         if isinstance(probes, slice) or (np.ndim(probes) and np.shape(probes)[-1] != 1):
             return False
         return np.ndim(probes) == 0 or self.table.shape[1] <= 16 * n_hypotheses
+
+    def verdict_floats_at(self, probes, hypotheses) -> np.ndarray:
+        """The verdicts of ``hypotheses`` (numbers, or their `bit_position`) on each of
+        ``probes`` (a probe or a 1-D array), float32 ones and zeros, shape
+        ``(*probes.shape, len(hypotheses))``: the operand of a product with their weights.
+
+        The same values as ``verdict_bits(probes[..., None], hypotheses)`` cast, with a
+        pass fewer: each bit is masked (`BitPosition.mask`) rather than shifted down.
+
+        >>> from eleusis_lab.rules.enumerate import build_space
+        >>> space = build_space("colours_suits", max_hypotheses=500, cache=False)
+        >>> some = np.array([3, 9, 200])
+        >>> floats = space.verdict_floats_at(np.array([0, 13]), some)
+        >>> floats.dtype.name, bool((floats == space.verdict_bits([[0], [13]], some)).all())
+        ('float32', True)
+        """
+        if not isinstance(hypotheses, BitPosition):
+            hypotheses = self.bit_position(hypotheses)
+        mask = hypotheses.mask
+        if mask is None:
+            mask = np.left_shift(np.uint8(1), hypotheses.shift)
+        probes = np.asarray(probes)
+        if self._one_per_row(probes[..., None], len(hypotheses.byte)):
+            packed = np.take(self.table[probes], hypotheses.byte, axis=-1)
+        else:  # few hypotheses: their bytes alone
+            packed = self.table[probes[..., None], hypotheses.byte]
+        np.bitwise_and(packed, mask, out=packed)
+        return packed.astype(bool).astype(np.float32)
 
     def verdict_rows(self, probes, start: int = 0, stop: int | None = None) -> np.ndarray:
         """The verdicts of the hypotheses ``start`` to ``stop - 1`` (by default all of them)

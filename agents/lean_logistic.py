@@ -1,15 +1,17 @@
 """The `SklearnAgent`'s own pipeline, fitted and asked without scikit-learn's per-call work.
 
 The default estimator of `eleusis_agents.learners.SklearnAgent` is a standard scaler
-followed by a logistic regression (lbfgs). It is refitted about 11 times a game on a few
-dozen examples, where scikit-learn's checks, namespace look-ups and parameter handling
-around each step cost as much as the fit itself. This module replays the steps of
-scikit-learn 1.9 on the same arrays in the same order, with scikit-learn's own scaler,
-loss and scipy's optimizer, to the bit (``tests/test_learners.py`` holds both functions
-to scikit-learn's on random problems):
+followed by a logistic regression (lbfgs). It is refitted about 7 times a game (15 when
+it refitted whenever due) on a few dozen examples, where scikit-learn's checks, namespace
+look-ups and parameter handling around each step cost as much as the fit itself. This
+module replays the steps of scikit-learn 1.9 on the same arrays in the same order, with
+scikit-learn's own scaler, loss and scipy's optimizer, to the bit
+(``tests/test_learners.py`` holds both functions to scikit-learn's on random problems):
 
 - `fit_pipeline`: ``make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000,
-  random_state=seed)).fit(X, y)``, in half the pipeline's time on 40 examples;
+  random_state=seed)).fit(X, y)``, in half the pipeline's time on 40 examples; or, given
+  the game's previous fit, started from it (a warm start, the agent's default: the same
+  optimum within the solver's tolerance, not scikit-learn's floats);
 - `right_probabilities`: the column of label 1 of that pipeline's ``predict_proba``,
   in 30 us against 250-480 us.
 
@@ -46,13 +48,19 @@ def _replayed_version() -> bool:
 LEAN = _replayed_version()
 
 
-def fit_pipeline(X: np.ndarray, y: np.ndarray, seed: int) -> Any:
+def fit_pipeline(X: np.ndarray, y: np.ndarray, seed: int, start: Any = None) -> Any:
     """The agent's pipeline fitted on ``(X, y)`` (labels 0 and 1, both present), as
     scikit-learn fits it: a `sklearn.pipeline.Pipeline` whose steps hold what a fit
     sets (the logistic regression's ``coef_``, ``intercept_``, ``classes_``,
     ``n_iter_``, ``n_features_in_``). A fit that does not converge warns as
     scikit-learn's does. Run under ``config_context(assume_finite=True,
     skip_parameter_validation=True)``, as the agent fits (its features are finite).
+
+    ``start``, a pipeline fitted before (on fewer examples of the same features), is a
+    warm start: L-BFGS starts from its decision function, re-expressed in this fit's
+    scaling (`_start_coefficients`), instead of from zero. The objective is strictly
+    convex, so it converges to the same optimum within the solver's tolerance, in
+    fewer iterations.
     """
     from scipy import optimize
     from sklearn._loss.loss import HalfBinomialLoss
@@ -69,9 +77,13 @@ def fit_pipeline(X: np.ndarray, y: np.ndarray, seed: int) -> Any:
     target = np.ones(y.shape, dtype=X.dtype)
     target[~(y == classes[1])] = 0.0
     n_samples, n_features = X.shape
+    if start is None:
+        x0 = np.zeros(n_features + 1, dtype=X.dtype)
+    else:
+        x0 = _start_coefficients(start, scaler)
     result = optimize.minimize(
         _loss_gradient,
-        np.zeros(n_features + 1, dtype=X.dtype),
+        x0,
         method="L-BFGS-B",
         jac=True,
         args=(X, target, 1.0 / (logistic.C * n_samples), HalfBinomialLoss()),
@@ -91,6 +103,19 @@ def fit_pipeline(X: np.ndarray, y: np.ndarray, seed: int) -> Any:
     logistic.intercept_ = result.x[-1:]
     logistic.coef_ = result.x[:-1][None, :]
     return make_pipeline(scaler, logistic)
+
+
+def _start_coefficients(start: Any, scaler: Any) -> np.ndarray:
+    """The coefficients then intercept, in ``scaler``'s scaling, of the decision
+    function of pipeline ``start``: ``sum(w * (x - m) / s) + b`` rewritten with the
+    new means and scales ``m'``, ``s'`` as ``w' = w * s' / s``, ``b' = b + sum(w *
+    (m' - m) / s)``."""
+    (_, old_scaler), (_, logistic) = start.steps
+    weights = logistic.coef_[0] / old_scaler.scale_
+    x0 = np.empty(len(weights) + 1)
+    x0[:-1] = weights * scaler.scale_
+    x0[-1] = logistic.intercept_[0] + weights @ (scaler.mean_ - old_scaler.mean_)
+    return x0
 
 
 def _loss_gradient(coef, X, y, l2_reg_strength: float, base_loss) -> tuple[float, np.ndarray]:

@@ -265,6 +265,15 @@ class LeanTree:
         n = self.n_examples_[leaf]
         return np.column_stack([(n - self.n_right_[leaf]) / n, self.value_[leaf]])
 
+    def right_probability(self, X) -> np.ndarray:
+        """``predict_proba(X)[:, 1]``, without building the column of label 0.
+
+        >>> tree = LeanTree().fit(np.array([[1], [2], [3]]), [1, 0, 0])
+        >>> tree.right_probability(np.array([[0], [5]])).tolist()
+        [1.0, 0.0]
+        """
+        return self.value_[self.apply(X)]
+
     def __str__(self) -> str:
         """The tree, a node a line: its test, or its rate (right of examples) if a leaf."""
         lines: list[str] = []

@@ -2,7 +2,8 @@
 
 `encode` turns one `Context` and an array of candidate faces into a 2-D float array:
 one row per candidate, one column per name of `FEATURE_NAMES`. `encode_many` does the
-same for a training set, one (context, face) pair per row. Every feature is a small
+same for a training set, one (context, face) pair per row; `encode_one` for one
+example, into a row given. Every feature is a small
 integer (stored as float64, the dtype scikit-learn estimators work in).
 
 The columns, in order (the first three groups depend on the candidate, the others on
@@ -39,7 +40,8 @@ A missing card (``last`` on an empty main line, ``prev`` before the second card)
 Speed: everything that depends on faces only is tabled once at import (the attributes
 of the 52 faces plus "missing", and every relation of every pair of faces), so encoding
 is a few table look-ups; the part that depends on the context alone is one row,
-broadcast over the candidates.
+broadcast over the candidates, and that of the last context encoded is remembered (the
+players of a game encode the same contexts in turn).
 
 Examples
 --------
@@ -65,7 +67,7 @@ import numpy as np
 from eleusis_lab.cards import FEATURES, N_FACES
 from eleusis_lab.rules.context import Context
 
-__all__ = ["FEATURE_NAMES", "N_FEATURES", "encode", "encode_many", "feature_index"]
+__all__ = ["FEATURE_NAMES", "N_FEATURES", "encode", "encode_many", "encode_one", "feature_index"]
 
 #: The card attributes, in the order of their columns (a subset of `cards.FEATURES`).
 _ATTRIBUTES = ("rank", "suit", "color", "parity", "face", "high", "prime")
@@ -220,15 +222,29 @@ def _runs(line: Sequence) -> list[int]:
     return runs
 
 
-def _context_part(context: Context) -> tuple[int, int, list[float]]:
-    """(last row, prev row, the columns after the pair block) of a context."""
-    line = context.main_line
+# The last context encoded and its part, (main line, last_play_right, part): the players
+# of a game encode the same contexts in turn, each play once per player and decision.
+_last_part: tuple = ((), None, None)
+
+
+def _context_part(context: Context) -> tuple[int, int, tuple]:
+    """(last row, prev row, the columns after the pair block) of a context.
+
+    Remembered for the last context: a context equal to it (a tuple comparison, card by
+    card, mostly the same objects) gets the same part, read only.
+    """
+    global _last_part
+    line, right = context.main_line, context.last_play_right
+    last_line, last_right, part = _last_part
+    if part is not None and last_right is right and last_line == line:
+        return part
     n = len(line)
     last = line[-1].face if n else MISSING
     prev = line[-2].face if n >= 2 else MISSING
-    right = context.last_play_right
-    tail = [n % 2, n % 3, n % 4, right is True, right is False, *_runs(line)]
-    return last, prev, tail
+    tail = (n % 2, n % 3, n % 4, right is True, right is False, *_runs(line))
+    part = (last, prev, tail)
+    _last_part = (line, right, part)
+    return part
 
 
 def encode(context: Context, faces: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
@@ -276,6 +292,26 @@ def encode(context: Context, faces: Sequence[int] | np.ndarray | None = None) ->
     out[:, _END_REL_LAST:_END_CANDIDATE] = before
     out[:, _END_CANDIDATE:_END_PAIR] = _PAIR[last, prev]
     out[:, _END_PAIR:] = tail
+    return out
+
+
+def encode_one(context: Context, face: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The features of one face in ``context``: ``encode(context, [face])[0]``, written
+    into ``out`` (a row of ``N_FEATURES`` floats) if given; for one example at a time.
+
+    >>> from eleusis_lab.cards import parse_cards
+    >>> from eleusis_lab.rules import Context
+    >>> context = Context(tuple(parse_cards("7S QH")))
+    >>> bool((encode_one(context, 5) == encode(context, [5])[0]).all())
+    True
+    """
+    last, prev, tail = _context_part(context)
+    if out is None:
+        out = np.empty(N_FEATURES)
+    out[:_END_REL_LAST] = _CANDIDATE[last, face]
+    out[_END_REL_LAST:_END_CANDIDATE] = _BEFORE[prev, face]
+    out[_END_CANDIDATE:_END_PAIR] = _PAIR[last, prev]
+    out[_END_PAIR:] = tail
     return out
 
 

@@ -143,6 +143,7 @@ def test_pickles_and_predicts_the_same():
     tree = LeanTree(random_state=1).fit(X, y)
     copy = pickle.loads(pickle.dumps(tree))
     assert np.array_equal(copy.predict_proba(X), tree.predict_proba(X))
+    assert np.array_equal(tree.right_probability(X), tree.predict_proba(X)[:, 1])
 
 
 @pytest.mark.parametrize(

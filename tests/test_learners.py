@@ -110,6 +110,7 @@ def test_params_clone_and_set_params():
         "refit_growth": 0.1,
         "min_examples": 2,
         "explore": 0.1,
+        "refit": "on_error",
     }
     assert vars(tree) == params  # the constructor stores its parameters, nothing else
     assert clone(tree).get_params() == params and clone(tree) is not tree
@@ -180,9 +181,12 @@ CHECKED_TWINS = {
 }
 
 
+@pytest.mark.parametrize("refit", ["due", "on_error"])
 @pytest.mark.parametrize("name", sorted(CHECKED_TWINS))
-def test_the_built_in_learners_rate_every_face_as_the_checked_estimators_do(name):
-    fast, checked = AGENTS[name](), CHECKED_TWINS[name]()
+def test_the_built_in_learners_rate_every_face_as_the_checked_estimators_do(name, refit):
+    # The default agent's warm start is its own: the checked pipeline starts from zero.
+    fast = AGENTS[name](refit=refit, **({"warm_start": False} if name == "logistic" else {}))
+    checked = CHECKED_TWINS[name]().set_params(refit=refit)
     rng = np.random.default_rng(1)
     for history in range(9 if name == "tree" else 3):
         # Random verdicts (noise: deep trees) in one history of three, else a rule's.
@@ -200,7 +204,7 @@ def test_the_built_in_learners_rate_every_face_as_the_checked_estimators_do(name
             last_right = right
             context = Context(tuple(line), last_right)
             assert np.array_equal(fast.predict_faces(context), checked.predict_faces(context))
-        assert fast.n_fits_ == checked.n_fits_ > 10
+        assert fast.n_fits_ == checked.n_fits_ > (10 if refit == "due" else 1)
 
 
 def test_an_estimator_that_scales_in_place_leaves_the_examples_alone():
@@ -266,7 +270,7 @@ def test_no_model_before_min_examples():
 
 
 def test_refit_schedule_grows_geometrically():
-    agent = started(DecisionTreeAgent(refit_every=1, refit_growth=0.1))
+    agent = started(DecisionTreeAgent(refit_every=1, refit_growth=0.1, refit="due"))
     fits_at = []
     rule = parse("red(card)")
     context = Context(tuple(parse_cards("7C")))
@@ -280,12 +284,48 @@ def test_refit_schedule_grows_geometrically():
     # a fit at n examples makes the next one due max(1, ceil(0.1 * n)) examples later
     assert fits_at == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 21, 24, 27, 30, 33, 37]
 
-    agent = started(DecisionTreeAgent(refit_every=5, refit_growth=0))
+    agent = started(DecisionTreeAgent(refit_every=5, refit_growth=0, refit="due"))
     for i in range(20):
         card = parse_card("AH" if i % 2 else "AS")
         agent.learn(context, card, rule.accepts(card, context))
         agent.predict_faces(context)
     assert agent.n_fits_ == 4  # at 2, 7, 12 and 17 examples
+
+
+def test_on_error_refits_only_when_a_new_example_is_mispredicted():
+    rule = parse("red(card)")
+    context = Context(tuple(parse_cards("7C")))
+    agent = started(DecisionTreeAgent())  # refit="on_error"
+    for card in parse_cards("AH AS 2H 2S 3H 3S 4H 4S"):
+        agent.learn(context, card, rule.accepts(card, context))
+        agent.predict_faces(context)
+    # Fitted at 2 examples (hearts right, spades wrong): the suit or colour decides (the
+    # only features that tell them apart); every later example agrees, so the tree stays.
+    assert agent.n_fits_ == 1
+    fitted = agent.estimator_
+    # A red card judged wrong contradicts it: refitted at once (the schedule is due).
+    agent.learn(context, parse_card("5H"), False)
+    agent.predict_faces(context)
+    assert agent.n_fits_ == 2 and agent.estimator_ is not fitted
+
+
+def test_refit_is_checked():
+    with pytest.raises(ValueError, match="refit must be one of on_error, due"):
+        started(SklearnAgent(refit="always"))
+
+
+@pytest.mark.skipif(not lean_logistic.LEAN, reason="replays scikit-learn 1.9's fit")
+def test_a_warm_start_reaches_the_cold_optimum_in_fewer_iterations():
+    total = {False: 0, True: 0}
+    for trial, X, y, Z in _random_problems(8, trials=10):
+        cold = lean_logistic.fit_pipeline(X, y, seed=0)
+        first = lean_logistic.fit_pipeline(X[: len(X) * 3 // 4], y[: len(y) * 3 // 4], 0)
+        warm = lean_logistic.fit_pipeline(X, y, seed=0, start=first)
+        scores = [pipeline.decision_function(Z) for pipeline in (cold, warm)]
+        assert np.allclose(*scores, atol=0.05), trial
+        for is_warm, pipeline in ((False, cold), (True, warm)):
+            total[is_warm] += int(pipeline.steps[1][1].n_iter_[0])
+    assert total[True] < total[False]
 
 
 def test_explore_plays_random_cards_from_the_hand():
@@ -401,7 +441,7 @@ def test_the_default_agent_plays_the_same_game_fitted_either_way(monkeypatch):
     makes the same plays: the records of a game are equal."""
 
     def game():
-        agents = [SklearnAgent(), RandomAgent(), RandomAgent()]
+        agents = [SklearnAgent(warm_start=False), RandomAgent(), RandomAgent()]
         record = play_classic("color(card) != color(last)", agents, seed=3)
         return record, agents[0].n_fits_
 

@@ -304,3 +304,30 @@ def test_counts_past_255_plays_are_kept():
     odds = np.log(agent.noise) - np.log1p(-agent.noise)
     counts = (log_weights[0] - agent._cell_prior(0)) / odds
     assert agent.mismatches_[0] == pytest.approx(counts) and counts.max() == 300
+
+
+@pytest.mark.parametrize("size", [64, 5000])
+def test_cell_pruner_keeps_exactly_the_rules_near_the_best(size):
+    """Whatever path a weighing takes (every rule, the kept ones apart, or only the
+    candidates of an earlier pass), it gives the exact weights of the rules within
+    ``prune`` nats of the best and 0 for the others."""
+    from eleusis_agents.context_posterior import CellPruner
+
+    rng = np.random.default_rng(size)
+    log_prior = -rng.uniform(0, 30, size).astype(np.float32)
+    mismatches = np.zeros(size, np.uint8)
+    pruner = CellPruner(prune=20.0, slack=10.0)
+    odds = np.log(np.float32(0.005)) - np.log1p(np.float32(-0.005))
+    for _ in range(12):
+        mismatches += rng.random(size) < 0.3
+        weighed = pruner.weigh(mismatches, log_prior, 0.005)
+        fresh = CellPruner(prune=20.0, slack=10.0).weigh(mismatches, log_prior, 0.005)
+        logw = mismatches.astype(np.float64) * odds + log_prior
+        expected = np.where(logw > logw.max() - 20, np.exp(logw - logw.max()), 0.0)
+        for result in (weighed, fresh):
+            weights = np.zeros(size)
+            at = np.arange(size) if result.active is None else result.active
+            weights[at] = result.weights
+            # a rule at the cut weighs e**-20 (2e-9) on one side of it, 0 on the other
+            np.testing.assert_allclose(weights, expected, rtol=1e-5, atol=3e-9)
+            assert result.total == pytest.approx(expected.sum(), rel=1e-5)

@@ -580,27 +580,33 @@ def _scored_games(results: pd.DataFrame) -> pd.DataFrame:
     return games[games["dealer_score"].notna()]
 
 
-def _resample_counts(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """How many times each of ``n`` items is drawn in each resample of ``n`` draws with
-    replacement: an array of ``resamples`` rows and ``n`` columns."""
-    picks = rng.integers(0, n, size=(resamples, n))
-    rows = np.arange(resamples)[:, np.newaxis]
-    return np.bincount((rows * n + picks).ravel(), minlength=resamples * n).reshape(-1, n)
+def _unit_kinds(units: np.ndarray, pair: np.ndarray) -> tuple[np.ndarray, Any]:
+    """Units holding the same pairs, grouped: each kind's number of units, and how
+    many of each distinct pair a unit of each kind holds (a sparse kinds x pairs matrix).
 
+    ``units`` and ``pair`` give each observation's unit and distinct pair (indices).
+    """
+    from scipy import sparse
 
-def _resampled_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Each item's rank among the values of each resample (a row of ``counts``), ties
-    sharing their mean rank as in `scipy.stats.rankdata`: a value's rank is the number of
-    smaller values drawn plus the mean of 1 to its own count, so no resample is sorted."""
-    distinct, which = np.unique(values, return_inverse=True)
-    rows = np.arange(len(counts))[:, np.newaxis]
-    per_value = np.bincount(
-        (rows * len(distinct) + which).ravel(),
-        weights=counts.ravel(),
-        minlength=len(counts) * len(distinct),
-    ).reshape(len(counts), -1)
-    ranks = np.cumsum(per_value, axis=1) - (per_value - 1) / 2
-    return ranks[:, which]
+    order = np.lexsort((pair, units))
+    units, pair = units[order], pair[order]
+    starts = np.flatnonzero(np.r_[True, units[1:] != units[:-1]])
+    sizes = np.diff(np.r_[starts, len(units)])
+    kind_of_unit = np.empty(len(starts), np.int64)
+    kinds = 0
+    for size in np.unique(sizes):  # units of one size: their sorted pairs as rows
+        these = np.flatnonzero(sizes == size)
+        rows = pair[starts[these, np.newaxis] + np.arange(size)]
+        distinct, which = np.unique(rows, axis=0, return_inverse=True)
+        kind_of_unit[these] = kinds + which.ravel()
+        kinds += len(distinct)
+    first = np.unique(kind_of_unit, return_index=True)[1]  # a unit of each kind
+    holds = np.repeat(kind_of_unit, sizes)  # each sorted observation's kind, where its unit's
+    taken = np.isin(np.repeat(np.arange(len(starts)), sizes), first)
+    matrix = sparse.csr_matrix(
+        (np.ones(int(taken.sum())), (holds[taken], pair[taken])), shape=(kinds, pair.max() + 1)
+    )
+    return np.bincount(kind_of_unit, minlength=kinds), matrix
 
 
 def _spearman_interval(
@@ -614,22 +620,34 @@ def _spearman_interval(
     """The percentile bootstrap interval of Spearman's rho, resampling the pairs, or with
     ``deals`` (a deal's label per pair) whole deals: the games that share a deal.
 
-    Each resample's rho is Pearson's r of its ranks, each pair weighted by the times it
-    was drawn. Resamples in which either variable is constant (no rank correlation) are
-    left out.
+    Units (pairs, or deals) that hold the same pairs are interchangeable, so a resample
+    draws how many units of each kind it holds, multinomially, which is the same as
+    drawing units: a million games of a few thousand distinct pairs cost what those
+    pairs cost. Each resample's rho is Pearson's r of the ranks of the distinct pairs,
+    each weighted by the times it was drawn, ties sharing their mean rank. Resamples
+    in which either variable is constant (no rank correlation) are left out.
     """
-    units, which = np.unique(np.arange(len(x)) if deals is None else deals, return_inverse=True)
-    n = len(units)
+    xi = np.unique(x, return_inverse=True)[1]
+    ys, yi = np.unique(y, return_inverse=True)
+    codes, pair = np.unique(xi * len(ys) + yi, return_inverse=True)  # sorted by x, then y
+    pair_x, pair_y = codes // len(ys), codes % len(ys)
+    units = np.arange(len(x)) if deals is None else np.unique(deals, return_inverse=True)[1]
+    frequency, holds = _unit_kinds(units.ravel(), pair.ravel())
+    n_units = int(frequency.sum())
+    x_starts = np.flatnonzero(np.r_[True, pair_x[1:] != pair_x[:-1]])
+    by_y = np.argsort(pair_y, kind="stable")
+    y_starts = np.flatnonzero(np.r_[True, np.diff(pair_y[by_y]) != 0])
     rng = np.random.default_rng(seed)
     rhos = np.empty(n_resamples)
-    step = max(1, _BOOTSTRAP_CHUNK // len(x))
+    step = max(1, _BOOTSTRAP_CHUNK // max(len(frequency), len(codes)))
     for start in range(0, n_resamples, step):
         stop = min(start + step, n_resamples)
-        counts = _resample_counts(n, stop - start, rng)[:, which]  # per pair
-        middle = (counts.sum(axis=1, keepdims=True) + 1) / 2  # the mean rank of a resample
-        rx = _resampled_ranks(x, counts) - middle
-        ry = _resampled_ranks(y, counts) - middle
-        products = [(counts * a * b).sum(axis=1) for a, b in ((rx, ry), (rx, rx), (ry, ry))]
+        drawn = rng.multinomial(n_units, frequency / n_units, size=stop - start)
+        weights = np.asarray((holds.T @ drawn.T).T)  # draws of each distinct pair
+        middle = (weights.sum(axis=1, keepdims=True) + 1) / 2  # the mean rank
+        rx = _midranks(weights, x_starts)[:, pair_x] - middle
+        ry = _midranks(weights[:, by_y], y_starts)[:, pair_y] - middle
+        products = [(weights * a * b).sum(axis=1) for a, b in ((rx, ry), (rx, rx), (ry, ry))]
         with np.errstate(invalid="ignore", divide="ignore"):
             rhos[start:stop] = products[0] / np.sqrt(products[1] * products[2])
     rhos = rhos[np.isfinite(rhos)]
@@ -637,6 +655,14 @@ def _spearman_interval(
         return math.nan, math.nan
     low, high = np.quantile(rhos, [(1 - confidence) / 2, (1 + confidence) / 2])
     return float(low), float(high)
+
+
+def _midranks(weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The mean rank of each value, for columns (pairs) sorted by value, a value's
+    columns starting at ``starts``: the draws of smaller values plus the mean of 1 to
+    its own draws."""
+    per_value = np.add.reduceat(weights, starts, axis=1)
+    return np.cumsum(per_value, axis=1) - (per_value - 1) / 2
 
 
 def _deals(games: pd.DataFrame) -> np.ndarray | None:

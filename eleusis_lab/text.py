@@ -16,9 +16,12 @@ def plural(count: float, noun: str, many: str | None = None) -> str:
     ('1 shard', '2 shards', '0 games', '1 game')
     >>> plural(1, "context class", "context classes"), plural(3, "class", "classes")
     ('1 context class', '3 classes')
+    >>> plural(1_000_000, "game"), plural(2.5, "second")  # a whole count in full
+    ('1000000 games', '2.5 seconds')
     """
     word = noun if count == 1 else (many or f"{noun}s")
-    return f"{count:g} {word}"
+    number = int(count) if float(count).is_integer() else f"{count:g}"
+    return f"{number} {word}"
 
 
 def wrap_phrases(head: str, phrases: Sequence[str], width: int) -> list[str]:

@@ -83,8 +83,11 @@ or, once the next plays cannot make the agent surer, from the probability at whi
 declaring breaks even; a declaration the game
 answers by going on is wrong, and its hypothesis leaves the posterior.
 
-Once a few plays are seen, predictions only visit the hypotheses within ``e**-40``
-of the best one (under 1e-11 of the mass is left out), so late decisions are cheap.
+Once a few plays are seen, predictions only visit the hypotheses within 20 nats of the
+best one (`eleusis_agents.posterior.Pruner`): each of those left out weighs under
+``e**-20`` of the best, all of them under 2e-4 of it at 10**5 hypotheses, so late
+decisions are cheap. (At 40 nats, before, the first dozen plays of a game visited
+most of the hypotheses, and a decision took 0.56 ms instead of 0.41.)
 
 Examples
 --------
@@ -486,7 +489,7 @@ class BayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
     def posterior(self) -> tuple[np.ndarray, float]:
         """The posterior probability of each hypothesis, and that of "none of the above".
 
-        Hypotheses far below the best one (under ``e**-40`` of its weight) get 0.
+        Hypotheses far below the best one (under ``e**-20`` of its weight) get 0.
         """
         self._ensure()
         post = self._posterior()

@@ -248,7 +248,7 @@ class Pruner:
     (1.0101, True)
     """
 
-    def __init__(self, prune: float = 40.0, slack: float = 10.0):
+    def __init__(self, prune: float = 20.0, slack: float = 10.0):
         self.prune, self.slack = prune, slack
         self.candidates: tuple[np.ndarray, float] | None = None  # (hypotheses, best then)
 
@@ -393,7 +393,7 @@ class Leaders:
     >>> mismatches = np.array([0] + [1] * 99, np.uint16)
     >>> uniform = np.zeros(100, np.float32)
     >>> post = Pruner().weigh(mismatches, uniform, 0.1, fallback_log_weight=-math.inf)
-    >>> leaders = Leaders(post, size=4, prune=40.0)
+    >>> leaders = Leaders(post, size=4, prune=20.0)
     >>> int(leaders.hypotheses[0]), round(float(post.weights[0] / post.total), 3)
     (0, 0.083)
     >>> round(leaders.bound(mismatches, uniform, 0.1, -math.inf), 3)  # 1 / (1 + 3 / 9)
@@ -410,7 +410,7 @@ class Leaders:
     #: The bound's margin, relative: far above the float32 rounding of the weights.
     SLACK = 1e-3
 
-    def __init__(self, post: PrunedWeights, size: int = 32, prune: float = 40.0):
+    def __init__(self, post: PrunedWeights, size: int = 32, prune: float = 20.0):
         weights, cut = post.weights, -math.inf
         k = min(size, len(weights))
         heaviest = np.arange(k)

@@ -232,8 +232,9 @@ class Pruner:
     grows (counts only add up, and a prior only falls), so a pass over all of them also
     notes those within ``prune + slack`` nats of the best (the candidates); until the
     best falls ``slack`` nats, later passes need only visit the candidates: every other
-    hypothesis is still more than ``prune`` below. Hence one `Pruner` per row, for as
-    long as its counts only add up.
+    hypothesis is still more than ``prune`` below. A candidate that falls as far below
+    that best as the others are leaves the candidates, for the same reason. Hence one
+    `Pruner` per row, for as long as its counts only add up.
 
     Examples
     --------
@@ -273,6 +274,11 @@ class Pruner:
                 top = max(best, fallback_log_weight)
                 keep = logw > np.float32(top - self.prune)
                 weights = np.exp(logw[keep] - np.float32(top))
+                # candidates fallen as far below best_then as the others are no longer
+                # candidates: dropped once they are half of them
+                alive = logw > np.float32(best_then - self.prune - self.slack)
+                if np.count_nonzero(alive) * 2 < len(near):
+                    self.candidates = (near[alive], best_then)
                 return _pruned(weights, near[keep], fallback_log_weight, top)
         logw = log_weights(mismatches, log_prior, noise)
         best = float(logw.max())

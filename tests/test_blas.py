@@ -53,3 +53,26 @@ def test_the_bayesian_agents_decide_on_one_thread(monkeypatch, name):
     agent = make_agent(name, grammar="colours_suits", max_hypotheses=500)
     play_solo("black(card)", agent, seed=0)
     assert seen and all(threads == [1] * len(threads) for threads in seen)
+
+
+def test_already_at_the_limit_nothing_is_set(monkeypatch):
+    import eleusis_lab.blas as blas
+
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    with blas.blas_threads():  # one thread now, as in a worker process
+        calls = []
+        for library in blas._controller().lib_controllers:
+            monkeypatch.setattr(library, "set_num_threads", calls.append)
+        inside, set_inside = _blas_threads_inside(), list(calls)
+        monkeypatch.undo()  # before the outer context restores the threads
+    assert inside == [1] * len(inside) and set_inside == []
+
+
+def test_the_environment_sets_the_threads_inside_even_above_the_current(monkeypatch):
+    import eleusis_lab.blas as blas
+
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    with blas.blas_threads():  # one thread, as in a worker process
+        monkeypatch.setenv(ENVIRONMENT_VARIABLE, "3")
+        inside = _blas_threads_inside()
+    assert inside and all(threads == 3 for threads in inside)

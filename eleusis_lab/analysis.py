@@ -580,11 +580,10 @@ def _scored_games(results: pd.DataFrame) -> pd.DataFrame:
     return games[games["dealer_score"].notna()]
 
 
-def _unit_kinds(units: np.ndarray, pair: np.ndarray) -> tuple[np.ndarray, Any]:
-    """Units holding the same pairs, grouped: each kind's number of units, and how
-    many of each distinct pair a unit of each kind holds (a sparse kinds x pairs matrix).
-
-    ``units`` and ``pair`` give each observation's unit and distinct pair (indices).
+def _unit_kinds(units: np.ndarray, pair: np.ndarray, n_pairs: int) -> tuple[np.ndarray, Any]:
+    """Units holding the same pairs, grouped into kinds: each kind's number of units,
+    and how many of each distinct pair a unit of each kind holds (a sparse kinds x
+    pairs matrix). ``units`` and ``pair`` give each observation's unit and pair.
     """
     from scipy import sparse
 
@@ -600,13 +599,12 @@ def _unit_kinds(units: np.ndarray, pair: np.ndarray) -> tuple[np.ndarray, Any]:
         distinct, which = np.unique(rows, axis=0, return_inverse=True)
         kind_of_unit[these] = kinds + which.ravel()
         kinds += len(distinct)
-    first = np.unique(kind_of_unit, return_index=True)[1]  # a unit of each kind
-    holds = np.repeat(kind_of_unit, sizes)  # each sorted observation's kind, where its unit's
-    taken = np.isin(np.repeat(np.arange(len(starts)), sizes), first)
-    matrix = sparse.csr_matrix(
-        (np.ones(int(taken.sum())), (holds[taken], pair[taken])), shape=(kinds, pair.max() + 1)
-    )
-    return np.bincount(kind_of_unit, minlength=kinds), matrix
+    frequency = np.bincount(kind_of_unit, minlength=kinds)
+    kind_of_pair = np.repeat(kind_of_unit, sizes)
+    held = sparse.csr_matrix((np.ones(len(pair)), (kind_of_pair, pair)), shape=(kinds, n_pairs))
+    held.sum_duplicates()  # the pairs of all the units of a kind, counted: divided exactly
+    held.data /= np.repeat(frequency, np.diff(held.indptr))
+    return frequency, held
 
 
 def _spearman_interval(
@@ -632,7 +630,7 @@ def _spearman_interval(
     codes, pair = np.unique(xi * len(ys) + yi, return_inverse=True)  # sorted by x, then y
     pair_x, pair_y = codes // len(ys), codes % len(ys)
     units = np.arange(len(x)) if deals is None else np.unique(deals, return_inverse=True)[1]
-    frequency, holds = _unit_kinds(units.ravel(), pair.ravel())
+    frequency, holds = _unit_kinds(units.ravel(), pair.ravel(), len(codes))
     n_units = int(frequency.sum())
     x_starts = np.flatnonzero(np.r_[True, pair_x[1:] != pair_x[:-1]])
     by_y = np.argsort(pair_y, kind="stable")

@@ -75,6 +75,35 @@ def test_the_bootstrap_interval_agrees_with_scipys():
     assert other["ci_low"].iloc[0] != table["ci_low"].iloc[0]
 
 
+def test_whole_deals_are_resampled_as_a_plain_bootstrap_of_deals_would():
+    # Two line-ups on the same 60 deals (a deal's games share its seed, its rule and much
+    # of their score), one deal's second game missing: the pooled interval against deals
+    # drawn one by one. Resampling the games instead narrows it by 0.04-0.05 a side.
+    rng = np.random.default_rng(4)
+    bits = rng.integers(5, 25, size=60).astype(float)
+    shared = rng.normal(size=60) * 2
+    games = pd.concat(
+        [
+            games_of(
+                lineup, bits, np.round(0.2 * bits + shared + rng.normal(size=60) * 0.5)
+            ).assign(seed=range(60))
+            for lineup in ("p", "q")
+        ]
+    ).iloc[:-1]
+    table = complexity_correlations(games, measures=["bits"]).set_index("lineup")
+    deals = [games[games["seed"] == deal] for deal in range(60)]
+    draws = np.random.default_rng(9).integers(0, 60, size=(2000, 60))
+    rhos = [
+        stats.spearmanr(
+            *pd.concat([deals[d] for d in drawn])[["rule_bits", "dealer_score"]].T.values
+        ).statistic
+        for drawn in draws
+    ]
+    low, high = np.quantile(rhos, [0.025, 0.975])
+    assert table.loc[POOLED, "ci_low"] == pytest.approx(low, abs=0.02)
+    assert table.loc[POOLED, "ci_high"] == pytest.approx(high, abs=0.02)
+
+
 def test_a_monotone_relation_has_a_point_interval():
     table = complexity_correlations(games_of("p", range(10), np.arange(10) ** 2))
     assert table[["rho", "ci_low", "ci_high"]].iloc[0].tolist() == pytest.approx([1, 1, 1])

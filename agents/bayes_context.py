@@ -42,7 +42,7 @@ play tells only about the rule of the value it was played under: the posterior i
 base-space posterior per (switch, value) *cell*, kept as mismatch counts
 (`eleusis_agents.posterior`), and a switch's evidence is the product of its cells'.
 Predictions mix, over the switches, the cell that the context selects. Each cell is
-weighed by its own `eleusis_agents.context_posterior.CellPruner`: the rules more than
+weighed by its own `eleusis_agents.posterior.Pruner`: the rules more than
 ``_PRUNE`` (20) nats below its best weigh 0, each less than e**-20 of the best, all of
 them less than 2e-4 of it at 10**5 rules (at 40 nats, a cell weighed kept a median of
 20,000 rules, now 1,000, and a decision took 10 ms instead of 6). A prediction reads
@@ -72,10 +72,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from eleusis_agents.bayes import binary_entropy
-from eleusis_agents.context_posterior import CellPruner, CellWeights
 from eleusis_agents.hypothesis_model import HypothesisModel, ModelParams, keep_params
 from eleusis_agents.posterior import (
     LaplaceFallback,
+    PrunedWeights,
+    Pruner,
     count_mismatches,
     log_odds,
     weight_calling_right,
@@ -410,10 +411,10 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
         self.switch_log_prior_ = np.log(switch_prior)
         self.fallback_ = LaplaceFallback()
-        # Each cell a play has reached is weighed by its own `CellPruner` (its counts only
+        # Each cell a play has reached is weighed by its own `Pruner` (its counts only
         # add up in a game), leaving out the rules far below its best.
-        self.pruners_: dict[int, CellPruner] = {}
-        self.weights_: dict[int, CellWeights] = {}  # each cell's, until its next play
+        self.pruners_: dict[int, Pruner] = {}
+        self.weights_: dict[int, PrunedWeights] = {}  # each cell's, until its next play
         self.evidence_bounds_: dict[int, float] = {}  # each cell's last log evidence
         # Cells that saw the same plays under the same prior have the same weights (the
         # cells of runs below 3 of each feature, at first): weighed once.
@@ -502,8 +503,8 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         evidence = self.evidence_bounds_[cell] = weighed.top + math.log(weighed.total)
         return evidence
 
-    def _weights(self, cell: int) -> CellWeights:
-        """The weights of a cell a play has reached (`CellPruner.weigh`), the best at 1."""
+    def _weights(self, cell: int) -> PrunedWeights:
+        """The weights of a cell a play has reached (`Pruner.weigh`), the best at 1."""
         if cell not in self.weights_:
             prior = self._cell_prior(cell)
             same = (id(prior), tuple(self.plays_[cell]))
@@ -511,14 +512,14 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
             if weighed is None:
                 for probe, right in self.uncounted_.pop(cell, ()):
                     count_mismatches(self.mismatches_[cell], self.space_, probe, right)
-                pruner = self.pruners_.setdefault(cell, CellPruner(_PRUNE, _SLACK))
-                weighed = pruner.weigh(self.mismatches_[cell], prior, self.noise)
+                pruner = self.pruners_.setdefault(cell, Pruner(_PRUNE, _SLACK, zero_pruned=True))
+                weighed = pruner.weigh(self.mismatches_[cell], prior, self.noise, -math.inf)
                 self.same_plays_[same] = weighed
             self.weights_[cell] = weighed
         return self.weights_[cell]
 
     def _cell(self, cell: int) -> np.ndarray:
-        """A cell's posterior over the base space (0 for the rules its `CellPruner` left out)."""
+        """A cell's posterior over the base space (0 for the rules its `Pruner` left out)."""
         if cell not in self.cells_:
             if not self.seen_[cell]:
                 self.cells_[cell] = np.exp(self._cell_prior(cell))

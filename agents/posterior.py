@@ -143,11 +143,8 @@ def log_weights(mismatches: np.ndarray, log_prior: np.ndarray, noise: float) -> 
     >>> float(log_weights(np.array([1], np.uint16), np.zeros(1, np.float32), 0.1)[0])
     -2.1972...
     """
-    logw = np.empty(mismatches.shape, np.float32)
-    np.copyto(logw, mismatches)
-    logw *= np.float32(log_odds(noise))
-    logw += log_prior
-    return logw
+    logw = np.multiply(mismatches, np.float32(log_odds(noise)), dtype=np.float32)
+    return np.add(logw, log_prior, out=logw)
 
 
 def normalise(logw: np.ndarray) -> tuple[float, np.ndarray]:
@@ -236,6 +233,11 @@ class Pruner:
     that best as the others are leaves the candidates, for the same reason. Hence one
     `Pruner` per row, for as long as its counts only add up.
 
+    When the hypotheses kept are a quarter of the row or more, the weights are of every
+    hypothesis (``active`` None): with ``zero_pruned``, those more than ``prune`` below
+    weigh 0 there too (`eleusis_agents.bayes_context`'s cells); without, their tiny
+    weights stay (`eleusis_agents.bayes`).
+
     Examples
     --------
     Ten hypotheses, two of which explain the plays better than the rest by far:
@@ -249,8 +251,8 @@ class Pruner:
     (1.0101, True)
     """
 
-    def __init__(self, prune: float = 20.0, slack: float = 10.0):
-        self.prune, self.slack = prune, slack
+    def __init__(self, prune: float = 20.0, slack: float = 10.0, zero_pruned: bool = False):
+        self.prune, self.slack, self.zero_pruned = prune, slack, zero_pruned
         self.candidates: tuple[np.ndarray, float] | None = None  # (hypotheses, best then)
 
     def weigh(
@@ -295,6 +297,8 @@ class Pruner:
             active = np.flatnonzero(kept)
             return _pruned(np.exp(logw[active] - np.float32(top)), active, fallback_log_weight, top)
         logw -= np.float32(top)
+        if self.zero_pruned:
+            logw[logw <= np.float32(-self.prune)] = -np.inf
         return _pruned(exp_in_place(logw), None, fallback_log_weight, top)
 
 

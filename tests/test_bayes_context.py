@@ -307,21 +307,23 @@ def test_counts_past_255_plays_are_kept():
 
 
 @pytest.mark.parametrize("size", [64, 5000])
-def test_cell_pruner_keeps_exactly_the_rules_near_the_best(size):
+def test_a_pruner_zeroing_the_pruned_keeps_exactly_the_rules_near_the_best(size):
     """Whatever path a weighing takes (every rule, the kept ones apart, or only the
     candidates of an earlier pass), it gives the exact weights of the rules within
     ``prune`` nats of the best and 0 for the others."""
-    from eleusis_agents.context_posterior import CellPruner
+    from eleusis_agents.posterior import Pruner
 
     rng = np.random.default_rng(size)
     log_prior = -rng.uniform(0, 30, size).astype(np.float32)
     mismatches = np.zeros(size, np.uint8)
-    pruner = CellPruner(prune=20.0, slack=10.0)
+    pruner = Pruner(prune=20.0, slack=10.0, zero_pruned=True)
     odds = np.log(np.float32(0.005)) - np.log1p(np.float32(-0.005))
     for _ in range(12):
         mismatches += rng.random(size) < 0.3
-        weighed = pruner.weigh(mismatches, log_prior, 0.005)
-        fresh = CellPruner(prune=20.0, slack=10.0).weigh(mismatches, log_prior, 0.005)
+        weighed = pruner.weigh(mismatches, log_prior, 0.005, -np.inf)
+        fresh = Pruner(prune=20.0, slack=10.0, zero_pruned=True).weigh(
+            mismatches, log_prior, 0.005, -np.inf
+        )
         logw = mismatches.astype(np.float64) * odds + log_prior
         expected = np.where(logw > logw.max() - 20, np.exp(logw - logw.max()), 0.0)
         for result in (weighed, fresh):

@@ -913,23 +913,11 @@ class FaultLog:
 
         return timed_choose
 
-    def observers(self) -> list[Callable[[Event], None]]:
-        """Every agent's ``observe``, limited, one per seat (a game that tells its agents
-        more than `Event`, Secrets); but `Agent`'s own, which ignores every event, is
-        called as it is: it cannot hang, and a guard at each event would slow the games
-        of agents that do not learn."""
-        methods = [agent.observe for agent in self.agents]
-        return [
-            method
-            if getattr(method, "__func__", None) is Agent.observe
-            else partial(self.limit.call, method, seat=seat)
-            for seat, method in enumerate(methods)
-        ]
-
     def learners(self) -> list[tuple[int, Callable[[Event], None]]]:
-        """The seats whose agent learns from events, each with its ``observe``, limited,
-        for `announce`: an agent whose ``observe`` is `Agent`'s own, which ignores every
-        event, is left out, so that agents that do not learn cost nothing at an event."""
+        """The seats whose agent learns from events, each with its ``observe``, limited
+        (for `announce`, or a game that tells its agents more than an `Event`: Secrets):
+        an agent whose ``observe`` is `Agent`'s own, which ignores every event, is left
+        out, so that agents that do not learn cost nothing at an event."""
         return [
             (seat, partial(self.limit.call, agent.observe, seat=seat))
             for seat, agent in enumerate(self.agents)

@@ -126,7 +126,6 @@ class AgentSeats(Seats):
         self.config = config
         self.events = events
         self.faults = FaultLog(self.agents, config, events)
-        self.observers = self.faults.observers()
         self.learners = self.faults.learners()
 
     def __enter__(self) -> AgentSeats:

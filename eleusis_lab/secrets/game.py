@@ -187,7 +187,8 @@ class _Seats(AgentSeats):
         return action
 
     def heard(self, action: Any, events: Any, state: SecretsState) -> None:
-        """Once the turn is played (its duel answered): its step, observed by all."""
+        """Once the turn is played (its duel answered): its step, observed by every agent
+        that learns."""
         if state.duel is not None:  # the defender answers first
             return
         seat, piece, at, played = self.turn
@@ -195,7 +196,7 @@ class _Seats(AgentSeats):
         steps = self.steps
         steps.append(step)
         k = len(steps) - 1
-        for t, observe in enumerate(self.observers):
+        for t, observe in self.learners:
             try:
                 observe(step)
             except Exception as error:

@@ -336,10 +336,15 @@ class MainLineState(GameState):
         legal_mask, retry, max_turns = self._legal_mask, self.retry, self.max_turns
         main, last_right = self.main, self.last_right
         event: Event | None = None
-        # The verdicts of the last context judged: a wrong card after a wrong card leaves
-        # the context as it was, and its verdicts are not looked up again.
-        judged: tuple[tuple[Card, ...], bool | None] | None = None
-        mask = 0
+        # The last context judged and its verdicts, (main line, last verdict, legal mask):
+        # a wrong card after a wrong card leaves the context as it was, and its verdicts
+        # are not looked up again.
+        judged: list = [None, None, 0]
+
+        def verdicts() -> int:
+            if judged[0] is not main or judged[1] is not last_right:
+                judged[:] = main, last_right, legal_mask(Context(main, last_right))
+            return judged[2]
 
         # -- phase 1: every card of every hand is played once -----------------------------
         seat, to_play = 0, sum(map(len, hands))
@@ -350,9 +355,7 @@ class MainLineState(GameState):
                 self.allowed = hand
                 card = yield event
                 del hand[card]
-                if judged is None or judged[0] is not main or judged[1] is not last_right:
-                    mask, judged = legal_mask(Context(main, last_right)), (main, last_right)
-                right = bool((mask >> card.face) & 1)
+                right = bool((verdicts() >> card.face) & 1)
                 event = Event(seat, card, 1, right, len(main) - 1)
                 if right:
                     main += (card,)
@@ -375,8 +378,7 @@ class MainLineState(GameState):
         held = self._held = sum(1 << face for face in range(N_FACES) if copies[face])
         turns, end = 0, PLAYER_OUT if not all(piles) else None
         while end is None:
-            if judged is None or judged[0] is not main or judged[1] is not last_right:
-                mask, judged = legal_mask(Context(main, last_right)), (main, last_right)
+            mask = verdicts()
             if not mask & held:
                 end = NO_PLAYABLE_CARD  # the dealer declares that play cannot continue
                 break
@@ -412,8 +414,7 @@ class MainLineState(GameState):
                 del untried[card]
                 if not untried:
                     break
-                if judged is None or judged[0] is not main or judged[1] is not last_right:
-                    mask, judged = legal_mask(Context(main, last_right)), (main, last_right)
+                mask = verdicts()
                 self._offered = tuple(untried)
                 card = yield event
             if not pile:

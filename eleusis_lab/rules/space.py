@@ -61,11 +61,11 @@ __all__ = [
 class BitPosition(NamedTuple):
     """Where hypotheses sit in a row of a packed verdict table: hypothesis ``h`` is bit
     ``shift`` (``h % 8``, uint8) of byte ``byte`` (``h // 8``); ``mask`` is that bit,
-    ``1 << shift`` (uint8), when computed (`PackedVerdicts.bit_position` does)."""
+    ``1 << shift`` (uint8)."""
 
     byte: np.ndarray
     shift: np.ndarray
-    mask: np.ndarray | None = None
+    mask: np.ndarray
 
 
 def packed_width(n: int) -> int:
@@ -218,15 +218,12 @@ class PackedVerdicts(abc.ABC):
         """
         if not isinstance(hypotheses, BitPosition):
             hypotheses = self.bit_position(hypotheses)
-        mask = hypotheses.mask
-        if mask is None:
-            mask = np.left_shift(np.uint8(1), hypotheses.shift)
         probes = np.asarray(probes)
         if self._one_per_row(probes[..., None], len(hypotheses.byte)):
             packed = np.take(self.table[probes], hypotheses.byte, axis=-1)
         else:  # few hypotheses: their bytes alone
             packed = self.table[probes[..., None], hypotheses.byte]
-        np.bitwise_and(packed, mask, out=packed)
+        np.bitwise_and(packed, hypotheses.mask, out=packed)
         return packed.astype(bool).astype(np.float32)
 
     def verdict_rows(self, probes, start: int = 0, stop: int | None = None) -> np.ndarray:

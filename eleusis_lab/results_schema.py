@@ -19,7 +19,7 @@ import pyarrow as pa
 from eleusis_lab.games.table import game_columns
 from eleusis_lab.rules.complexity import measures
 
-__all__ = ["EVENT_SCHEMA", "TIMING_COLUMNS", "core_columns", "row_schema"]
+__all__ = ["EVENT_SCHEMA", "SETUP_COLUMNS", "TIMING_COLUMNS", "core_columns", "row_schema"]
 
 #: The columns of a row but the complexity columns and the games' own, which
 #: `row_schema` inserts.
@@ -143,3 +143,9 @@ EVENT_SCHEMA = pa.schema(
 
 #: Columns that measure time, so differ between runs; all others are reproducible.
 TIMING_COLUMNS = ("wall_time",)
+
+#: The games' set-up, JSON repeated on every row of a cell: the dealer's parameters, the
+#: game's options and every seat's agent (what `eleusis_lab.shards.rerun_game` needs).
+#: Loaded tables hold them as categorical columns, one copy of each distinct text: as
+#: strings they were a third of the memory of a report.
+SETUP_COLUMNS = ("dealer_params", "config", "table")

@@ -88,7 +88,7 @@ import pyarrow.parquet as pq
 
 from eleusis_lab.atomic_files import TEMPORARY_PREFIX, write_atomically
 from eleusis_lab.errors import ConfigError
-from eleusis_lab.results_schema import EVENT_SCHEMA, TIMING_COLUMNS, row_schema
+from eleusis_lab.results_schema import EVENT_SCHEMA, SETUP_COLUMNS, TIMING_COLUMNS, row_schema
 
 __all__ = [
     "DAMAGED",
@@ -732,7 +732,7 @@ def _check(
     if recorded.get("bytes", len(data)) != len(data):
         raise refuse(f"{len(data)} bytes, but {MANIFEST} records {recorded['bytes']}")
     if read:
-        table = pq.read_table(pa.BufferReader(data))
+        table = _read_table(pa.BufferReader(data))
         rows = table.num_rows
     else:
         table, rows = None, pq.read_metadata(pa.BufferReader(data)).num_rows
@@ -887,14 +887,21 @@ def read_tables(paths: Iterable[Path], schema: pa.Schema | None = None) -> pd.Da
     Integer columns become pandas' nullable ``Int64``, so a missing value (e.g. a
     ``plays_to_identify`` never reached) is ``<NA>``, not a float NaN.
     """
-    return _frame([pq.read_table(path) for path in paths], schema)
+    return _frame([_read_table(path) for path in paths], schema)
+
+
+def _read_table(source) -> pa.Table:
+    """A stored table, its `SETUP_COLUMNS` dictionary-encoded (categorical in pandas)."""
+    return pq.read_table(source, read_dictionary=SETUP_COLUMNS)
 
 
 def _frame(tables: list[pa.Table], schema: pa.Schema | None) -> pd.DataFrame:
     if tables:
         table = pa.concat_tables(tables)
-    elif schema is not None:
-        table = schema.empty_table()
+    elif schema is not None:  # the set-up columns as `_read_table` reads them
+        setup = pa.dictionary(pa.int32(), pa.string())
+        fields = [f.with_type(setup) if f.name in SETUP_COLUMNS else f for f in schema]
+        table = pa.schema(fields).empty_table()
     else:
         return pd.DataFrame()
     return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)

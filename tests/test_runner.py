@@ -22,6 +22,7 @@ from eleusis_lab.cli import build_parser
 from eleusis_lab.dealers import DealerPlan
 from eleusis_lab.errors import ConfigError
 from eleusis_lab.record import replay
+from eleusis_lab.results_schema import SETUP_COLUMNS
 from eleusis_lab.runner import RunInterrupted, plan_shards, run_command
 from eleusis_lab.shards import EVENT_SCHEMA, ROW_SCHEMA, TIMING_COLUMNS, game_seed
 from eleusis_lab.spec import load_spec
@@ -248,6 +249,20 @@ def test_parquet_round_trip(run):
     assert run_info["status"] == "complete" and run_info["shards_run"] == 8
     assert {"python", "numpy", "pandas", "pyarrow"} <= set(run_info["versions"])
     assert {"host", "started", "finished", "seconds", "git"} <= set(run_info)
+
+
+def test_setup_columns_load_as_one_copy_of_each_text(run):
+    """The set-up JSON, the same on every row of a cell, loads as categoricals: their
+    texts are those written, and a loaded row still replays its game."""
+    table, out = run
+    stored = pq.read_table(out / "rows").to_pandas()
+    for column in SETUP_COLUMNS:
+        assert isinstance(table[column].dtype, pd.CategoricalDtype)
+        assert sorted(table[column].astype(str)) == sorted(stored[column])  # shards in any order
+        assert len(table[column].cat.categories) == stored[column].nunique()
+    row = table.iloc[0]
+    assert json.loads(row["table"])[row["seat"]]["agent"] == row["agent"]
+    assert rerun_game(row).player_scores[row["seat"]] == row["score"]
 
 
 def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):

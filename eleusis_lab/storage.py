@@ -885,7 +885,8 @@ def read_tables(paths: Iterable[Path], schema: pa.Schema | None = None) -> pd.Da
     """The Parquet files ``paths``, in that order, as one DataFrame.
 
     Integer columns become pandas' nullable ``Int64``, so a missing value (e.g. a
-    ``plays_to_identify`` never reached) is ``<NA>``, not a float NaN.
+    ``plays_to_identify`` never reached) is ``<NA>``, not a float NaN; the set-up
+    columns (`eleusis_lab.results_schema.SETUP_COLUMNS`) are categoricals.
     """
     return _frame([_read_table(path) for path in paths], schema)
 
@@ -1016,7 +1017,8 @@ def load_results(out: str | Path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per game and seat, in the order of cells, games and seats.
+        One row per game and seat, in the order of cells, games and seats (the columns
+        of `eleusis_lab.results_schema.row_schema`; as `read_tables` gives them).
 
     Raises
     ------

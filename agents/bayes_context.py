@@ -64,6 +64,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from collections import Counter
@@ -386,8 +387,9 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         # A template the space cannot hold (a space without suits) is left out.
         self.switches_ = tuple(s for s in chosen if None not in members[s.name])
         sizes = [len(s.conditions) for s in self.switches_]
-        self.first_cell_ = np.cumsum([0, *sizes[:-1]])
-        self.switch_of_cell_ = np.repeat(np.arange(len(sizes)), sizes)
+        # Python ints, not numpy's: a play looks up and keys dictionaries with ~41 cells
+        self.first_cell_ = tuple(itertools.accumulate([0, *sizes[:-1]]))
+        self.switch_of_cell_ = tuple(s for s, size in enumerate(sizes) for _ in range(size))
         self.switch_cells_ = tuple(
             range(first, first + size) for first, size in zip(self.first_cell_, sizes, strict=True)
         )
@@ -410,7 +412,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         # over, until a cell has seen 255 plays (`_count`)
         self.mismatches_ = np.zeros((n_cells, len(space)), dtype=np.uint8)
         self.fixed_mismatches_ = np.zeros(len(sizes), dtype=np.int64)
-        self.seen_ = np.zeros(n_cells, dtype=np.int64)
+        self.seen_ = [0] * n_cells
         rest = (1 - self.plain) / max(len(sizes) - 1, 1)
         switch_prior = np.array([self.plain, *[rest] * (len(sizes) - 1)]) * (1 - self.fallback)
         self.switch_log_prior_ = np.log(switch_prior)
@@ -467,22 +469,20 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         return -1 if index is None else index * N_FACES + face
 
     def _count(self, probe: int, values: tuple, right: bool) -> None:
-        if self.mismatches_.dtype == np.uint8 and self.seen_.max() >= np.iinfo(np.uint8).max:
+        if self.mismatches_.dtype == np.uint8 and max(self.seen_) >= np.iinfo(np.uint8).max:
             self.mismatches_ = self.mismatches_.astype(np.uint16)
         self.fallback_.learn(right)
-        cells = []  # the cells the play was made in, one per switch
+        now, later = [], []  # the cells the play was made in, one per switch
         for s, value in enumerate(values):
             if value is None:  # the switch reads what is not there: every card is right
                 self.fixed_mismatches_[s] += not right
-            elif probe >= 0:
-                cells.append(self.first_cell_[s] + value)
-        # A negligible switch's cells count the play when next weighed (`_weights`).
-        now = [cell for cell in cells if self.switch_of_cell_[cell] not in self.negligible_]
+            elif probe >= 0:  # a negligible switch's cells count it when next weighed
+                (later if s in self.negligible_ else now).append(self.first_cell_[s] + value)
         if now:
             count_mismatches(self.mismatches_, self.space_, probe, right, rows=now)
-        for cell in cells:
-            if cell not in now:
-                self.uncounted_.setdefault(cell, []).append((probe, right))
+        for cell in later:
+            self.uncounted_.setdefault(cell, []).append((probe, right))
+        for cell in now + later:
             self.plays_[cell].append(self.fallback_.plays)
             self.seen_[cell] += 1
             self.weights_.pop(cell, None)

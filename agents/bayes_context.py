@@ -568,11 +568,10 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         log_evidence = self.switch_log_prior_ + self.fixed_mismatches_ * log_odds(self.noise)
         cells = self.switch_cells_
         bounds = [sum(self.evidence_bounds_.get(cell, 0.0) for cell in c) for c in cells]
-        best, self.negligible_ = fallback, set()
+        best = fallback
         for s in np.argsort(-(log_evidence + bounds), kind="stable"):
-            if log_evidence[s] + bounds[s] < best - _NEGLIGIBLE:
+            if log_evidence[s] + bounds[s] < best - _NEGLIGIBLE:  # its cells left unweighed
                 log_evidence[s] = -np.inf
-                self.negligible_.add(int(s))
                 continue
             for cell in cells[s]:
                 log_evidence[s] += self._evidence(cell)
@@ -583,7 +582,7 @@ class ContextBayesAgent(SoloDeclaring, NewEleusisDecisions, LearningAgent):
         # an agent rebuilt from its plays does not know; this does not.
         faint = np.flatnonzero(log_evidence < top - _NEGLIGIBLE)
         log_evidence[faint] = -np.inf
-        self.negligible_.update(faint.tolist())
+        self.negligible_ = set(faint.tolist())
         weights, rest = np.exp(log_evidence - top), math.exp(fallback - top)
         total = weights.sum() + rest
         return weights / total, rest / total
